@@ -1,0 +1,8 @@
+// Declarations of the per-area binding functions; module.cpp calls each once.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+void bind_poly2(pybind11::module_& m);
+void bind_quadratic(pybind11::module_& m);
+void bind_clipgrad(pybind11::module_& m);

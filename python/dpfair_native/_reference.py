@@ -1,0 +1,125 @@
+"""Pure-NumPy twins of the native kernels.
+
+Each function has the signature and the semantics of its native counterpart in :mod:`dpfair_native.kernels`
+(inputs already validated by that module). They are the specification the native code is tested against and the
+``backend="numpy"`` path that runs the whole library without the extension.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._quadratic_result import QuadraticSolution
+
+
+def poly2_coefficients(X, a, c, groups, n_groups):
+    """b = Σ a_i x_i,  Q = Σ c_i x_i x_iᵀ,  group_sums[k] = Σ_{g(i)=k} x_i,  group_counts[k] = #{i: g(i)=k}."""
+    X = np.asarray(X, dtype=np.float64)
+    d = X.shape[1]
+    b = a @ X
+    Q = (X * c[:, None]).T @ X
+    Q = 0.5 * (Q + Q.T)
+    if groups is None:
+        return b, Q, np.zeros((0, d)), np.zeros(0, dtype=np.int64)
+    group_sums = np.zeros((n_groups, d))
+    np.add.at(group_sums, groups, X)
+    group_counts = np.bincount(groups, minlength=n_groups).astype(np.int64)
+    return b, Q, group_sums, group_counts
+
+
+def minimize_quadratic(Q, b, ridge, psd, floor, solver, constraint, tol, max_iter):
+    """Minimize f(w) = wᵀ H w + bᵀw with H = repair(Q) + ridge·I, optionally s.t. |aᵀw| <= tau.
+
+    PSD repair of the symmetric Q (eigenvalues λ_j, eigenvectors v_j):
+      "trim":  keep the directions with λ_j >= floor, minimize within their span (w has no component along
+               dropped directions); n_trimmed = number dropped.
+      "shift": add s = max(0, floor - λ_min) to every eigenvalue; shift = s.
+      "ridge": no repair beyond the ridge term; H must be positive definite (λ_min + ridge >= floor) or a
+               ValueError is raised.
+    The reference always solves through the eigendecomposition, so `solver`, `tol` and `max_iter` only set
+    the reported iteration count (0).
+    """
+    del solver, tol, max_iter
+    d = Q.shape[0]
+    lam, V = np.linalg.eigh(0.5 * (Q + Q.T))
+    lam_min = float(lam[0]) if d else 0.0
+    shift = 0.0
+    n_trimmed = 0
+    if psd == "trim":
+        keep = lam >= floor
+        n_trimmed = int(d - keep.sum())
+        V = V[:, keep]
+        h = lam[keep] + ridge
+    elif psd == "shift":
+        shift = max(0.0, floor - lam_min) if d else 0.0
+        h = lam + shift + ridge
+    elif psd == "ridge":
+        h = lam + ridge
+        if d and h[0] < floor:
+            raise ValueError(
+                f"psd='ridge': Q + ridge*I has smallest eigenvalue {h[0]:.3g} < floor={floor:.3g}; "
+                "increase ridge or use psd='shift' or psd='trim'"
+            )
+    else:  # validated by kernels.minimize_quadratic
+        raise ValueError(f"unknown psd repair {psd!r}")
+
+    # In eigen-coordinates z = Vᵀw the objective is Σ h_j z_j² + (Vᵀb)_j z_j.
+    bz = V.T @ b
+    z = -0.5 * bz / h
+    multiplier = 0.0
+    active = False
+    if constraint is not None:
+        avec, tau = constraint
+        az = V.T @ avec
+        value = float(az @ z)
+        if abs(value) > tau:
+            # Minimizer of the quadratic on the hyperplane aᵀw = sign(value)·tau:
+            # grad 2Hw + b + ν a = 0  ->  z = z0 - (ν/2) az / h,  aᵀw = target.
+            target = np.sign(value) * tau
+            denom = float(az @ (az / h))
+            if denom <= 0.0:
+                raise ValueError("constraint vector is orthogonal to every kept direction; cannot satisfy |a^T w| <= tau")
+            multiplier = 2.0 * (value - target) / denom
+            z = z - 0.5 * multiplier * az / h
+            active = True
+    w = V @ z
+    return QuadraticSolution(
+        w=w,
+        n_trimmed=n_trimmed,
+        shift=shift,
+        lambda_min=lam_min,
+        iterations=0,
+        converged=True,
+        constraint_active=active,
+        multiplier=multiplier,
+    )
+
+
+def clip_group_gradients(X, y, w, bias, rows, groups, clip, threshold, l2):
+    """Per-group sums of L2-clipped per-example logistic-loss gradients over the rows in `rows`.
+
+    For row i (label y_i in {0,1}, group g = groups[i]) with z_i = xᵢᵀw + bias, the gradient with respect to
+    (w, bias) is g_i = (σ(z_i) − y_i)·[x_i, 1] + l2·[w, 0]. It is scaled by min(1, clip[g]/‖g_i‖₂) and added to
+    sums[g]. n_above[g] / n_below[g] count the rows whose *unclipped* norm is > / <= threshold (threshold
+    None: the row's own clip[g]).
+    """
+    n_groups = clip.shape[0]
+    d = X.shape[1]
+    Xb = np.asarray(X[rows], dtype=np.float64)
+    gb = groups[rows]
+    z = Xb @ w + bias
+    resid = 0.5 * (1.0 + np.tanh(0.5 * z)) - y[rows]
+    G = np.empty((rows.shape[0], d + 1))
+    G[:, :d] = resid[:, None] * Xb + l2 * w
+    G[:, d] = resid
+    norms = np.sqrt(np.einsum("ij,ij->i", G, G))
+    bound = clip[gb]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scale = np.where(norms > bound, bound / norms, 1.0)
+    sums = np.zeros((n_groups, d + 1))
+    np.add.at(sums, gb, G * scale[:, None])
+    limit = bound if threshold is None else threshold
+    above = norms > limit
+    n_above = np.bincount(gb[above], minlength=n_groups).astype(np.int64)
+    n_below = np.bincount(gb[~above], minlength=n_groups).astype(np.int64)
+    return sums, n_above, n_below

@@ -1,0 +1,283 @@
+"""The three compute kernels, one typed function each, with ``backend="native" | "numpy"``.
+
+``native`` runs the C++ extension ``dpfair_native._core`` (GIL released, threads over rows); ``numpy`` runs the
+pure-NumPy twin in :mod:`dpfair_native._reference`. Both get the same validated inputs and return the same
+results (to float summation order). Inputs are never modified.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Literal, Optional, Tuple
+
+import numpy as np
+
+from . import _reference
+from ._quadratic_result import QuadraticSolution
+
+Backend = Literal["native", "numpy"]
+
+__all__ = [
+    "QuadraticSolution",
+    "poly2_coefficients",
+    "minimize_quadratic",
+    "clip_group_gradients",
+    "native_available",
+]
+
+
+def native_available() -> bool:
+    """True when the compiled extension imports."""
+    try:
+        from . import _core  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _native():
+    try:
+        from . import _core
+    except ImportError as exc:  # pragma: no cover - only without a build
+        raise ImportError(
+            "dpfair_native._core is not built; reinstall with `pip install .` or pass backend='numpy'"
+        ) from exc
+    return _core
+
+
+def _check_backend(backend: str) -> str:
+    if backend not in ("native", "numpy"):
+        raise ValueError(f"backend must be 'native' or 'numpy', got {backend!r}")
+    return backend
+
+
+def _threads(n_threads: Optional[int]) -> int:
+    if n_threads is None:
+        return os.cpu_count() or 1
+    if isinstance(n_threads, (bool, np.bool_)) or not isinstance(n_threads, (int, np.integer)) or n_threads < 1:
+        raise ValueError(f"n_threads must be a positive integer or None, got {n_threads!r}")
+    return int(n_threads)
+
+
+def _float_matrix(X, name: str) -> np.ndarray:
+    """A 2-D float32/float64 view of X (other real dtypes are converted to float64; no copy otherwise)."""
+    X = np.asarray(X)
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be a 2-D array (n_samples, n_features), got shape {X.shape}")
+    if X.dtype not in (np.float32, np.float64):
+        if X.dtype.kind not in "biuf":
+            raise TypeError(f"{name} must have a real numeric dtype, got {X.dtype}")
+        X = X.astype(np.float64)
+    return X
+
+
+def _float_vector(v, n: int, name: str) -> np.ndarray:
+    """A float64 vector of length n; a scalar is broadcast."""
+    v = np.asarray(v)
+    if v.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must be real numeric, got dtype {v.dtype}")
+    v = v.astype(np.float64, copy=False)
+    if v.ndim == 0:
+        return np.full(n, float(v))
+    if v.shape != (n,):
+        raise ValueError(f"{name} must have shape ({n},) to match X, got {v.shape}")
+    return v
+
+
+def _all_finite(arr: np.ndarray, name: str) -> None:
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or infinity; remove or impute those values first")
+
+
+def _index_vector(v, n: int, name: str) -> np.ndarray:
+    v = np.asarray(v)
+    if v.dtype.kind not in "iub":
+        raise TypeError(f"{name} must be an integer array, got dtype {v.dtype}")
+    v = v.astype(np.int64, copy=False)
+    if v.shape != (n,):
+        raise ValueError(f"{name} must have shape ({n},), got {v.shape}")
+    return v
+
+
+def poly2_coefficients(
+    X,
+    a,
+    c,
+    *,
+    groups=None,
+    n_groups: Optional[int] = None,
+    n_threads: Optional[int] = None,
+    backend: Backend = "native",
+) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Coefficients of a degree-2 polynomial in w summed over rows, in one pass over X.
+
+    Returns ``(b, Q, group_sums, group_counts)`` with
+    ``b = Σ_i a_i x_i`` (d,), ``Q = Σ_i c_i x_i x_iᵀ`` (d, d, symmetric),
+    ``group_sums[k] = Σ_{groups_i = k} x_i`` (n_groups, d) and ``group_counts[k]`` (n_groups,), int64.
+    Without ``groups`` the last two have zero rows.
+
+    X: (n, d) float32 or float64, any order/strides (accumulated in float64; other real dtypes are
+    converted). a, c: (n,) row weights or scalars. groups: (n,) integers in [0, n_groups);
+    n_groups defaults to max(groups) + 1.
+    Example: the degree-2 Taylor expansion of the logistic loss uses a_i = ½ − y_i, c_i = ⅛; one Newton step of
+    exact logistic regression uses c_i = p_i(1 − p_i).
+    """
+    _check_backend(backend)
+    X = _float_matrix(X, "X")
+    n, d = X.shape
+    a = _float_vector(a, n, "a")
+    c = _float_vector(c, n, "c")
+    _all_finite(a, "a")
+    _all_finite(c, "c")
+    if groups is not None:
+        groups = _index_vector(groups, n, "groups")
+        if n and groups.min() < 0:
+            raise ValueError("groups must be non-negative integers (0 .. n_groups-1)")
+        top = int(groups.max()) + 1 if n else 0
+        if n_groups is None:
+            n_groups = top
+        elif n_groups < top:
+            raise ValueError(f"groups contains label {top - 1} but n_groups={n_groups}; pass n_groups >= {top}")
+        n_groups = int(n_groups)
+    elif n_groups is not None:
+        raise ValueError("n_groups is given but groups is None; pass groups too")
+    threads = _threads(n_threads)
+    if backend == "numpy":
+        _all_finite(X, "X")
+        return _reference.poly2_coefficients(X, a, c, groups, n_groups)
+    return _native().poly2_coefficients(X, a, c, groups, -1 if n_groups is None else n_groups, threads)
+
+
+_PSD_REPAIRS = ("trim", "ridge", "shift")
+_SOLVERS = ("newton", "cg")
+
+
+def minimize_quadratic(
+    Q,
+    b,
+    *,
+    ridge: float = 0.0,
+    psd: Literal["trim", "ridge", "shift"] = "trim",
+    floor: float = 1e-8,
+    solver: Literal["newton", "cg"] = "newton",
+    constraint=None,
+    tol: float = 1e-10,
+    max_iter: Optional[int] = None,
+    backend: Backend = "native",
+) -> QuadraticSolution:
+    """Minimize ``f(w) = wᵀ H w + bᵀw`` where ``H = repair(Q) + ridge·I``, Q symmetric and possibly indefinite.
+
+    psd: how an indefinite (noisy) Q is made positive definite before solving —
+      ``"trim"``  drop eigen-directions with eigenvalue < floor and minimize in the span of the rest;
+      ``"shift"`` add ``max(0, floor − λ_min)`` to the diagonal;
+      ``"ridge"`` rely on ``ridge`` alone (ValueError if ``λ_min + ridge < floor``).
+    solver: ``"newton"`` (direct: Cholesky/LDLT or eigendecomposition; exact for a quadratic) or ``"cg"``
+    (Jacobi-preconditioned conjugate gradients to relative residual ``tol``; λ_min by Lanczos; not with "trim").
+    constraint: optional ``(a, tau)``: the solution satisfies ``|aᵀw| <= tau`` (tau >= 0), exactly — the
+    minimizer on the hyperplane ``aᵀw = ±tau`` when the unconstrained one violates it.
+    """
+    _check_backend(backend)
+    Q = np.asarray(Q, dtype=np.float64)
+    if Q.ndim != 2 or Q.shape[0] != Q.shape[1]:
+        raise ValueError(f"Q must be a square 2-D array, got shape {Q.shape}")
+    d = Q.shape[0]
+    b = _float_vector(b, d, "b")
+    _all_finite(Q, "Q")
+    _all_finite(b, "b")
+    scale = max(1.0, float(np.max(np.abs(Q)))) if d else 1.0
+    if not np.allclose(Q, Q.T, rtol=1e-10, atol=1e-12 * scale):
+        raise ValueError("Q must be symmetric; pass (Q + Q.T) / 2")
+    if psd not in _PSD_REPAIRS:
+        raise ValueError(f"psd must be one of {_PSD_REPAIRS}, got {psd!r}")
+    if solver not in _SOLVERS:
+        raise ValueError(f"solver must be one of {_SOLVERS}, got {solver!r}")
+    if solver == "cg" and psd == "trim":
+        raise ValueError("psd='trim' needs the eigendecomposition; use solver='newton', or psd='shift'/'ridge' with cg")
+    for name, value in (("ridge", ridge), ("floor", floor), ("tol", tol)):
+        if not np.isfinite(value) or value < 0:
+            raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+    if max_iter is None:
+        max_iter = max(10 * d, 100)
+    if max_iter < 1:
+        raise ValueError(f"max_iter must be >= 1, got {max_iter!r}")
+    if constraint is not None:
+        try:
+            avec, tau = constraint
+        except (TypeError, ValueError):
+            raise ValueError("constraint must be a pair (a, tau) meaning |a^T w| <= tau") from None
+        avec = _float_vector(avec, d, "constraint vector a")
+        _all_finite(avec, "constraint vector a")
+        tau = float(tau)
+        if not np.isfinite(tau) or tau < 0:
+            raise ValueError(f"constraint tau must be a finite number >= 0, got {tau!r}")
+        if not np.any(avec):
+            raise ValueError("constraint vector a is all zeros; drop the constraint instead")
+        constraint = (avec, tau)
+    if backend == "numpy":
+        return _reference.minimize_quadratic(Q, b, float(ridge), psd, float(floor), solver, constraint, float(tol), int(max_iter))
+    core = _native()
+    avec, tau = constraint if constraint is not None else (None, -1.0)
+    raw = core.minimize_quadratic(Q, b, float(ridge), psd, float(floor), solver, avec, float(tau), float(tol), int(max_iter))
+    return QuadraticSolution(**raw)
+
+
+def clip_group_gradients(
+    X,
+    y,
+    w,
+    bias: float,
+    rows,
+    groups,
+    clip,
+    *,
+    threshold: Optional[float] = None,
+    l2: float = 0.0,
+    n_threads: Optional[int] = None,
+    backend: Backend = "native",
+) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-group sums of per-example logistic-loss gradients, each L2-clipped to its group's bound.
+
+    For each i in ``rows`` (a row may repeat), with z = x_iᵀw + bias and y_i in {0, 1}:
+    ``g_i = (σ(z) − y_i)·[x_i, 1] + l2·[w, 0]`` (gradient w.r.t. (w, bias), length d + 1),
+    ``ḡ_i = g_i · min(1, clip[k]/‖g_i‖₂)`` with k = groups[i].
+    Returns ``(sums, n_above, n_below)``: ``sums[k] = Σ ḡ_i`` over the batch rows of group k, shape
+    (n_groups, d + 1), with n_groups = len(clip); ``n_above[k]``/``n_below[k]`` count batch rows of group k whose
+    unclipped norm is > / <= ``threshold`` (None: the row's own clip bound). No (batch, d) gradient matrix is formed.
+    """
+    _check_backend(backend)
+    X = _float_matrix(X, "X")
+    n, d = X.shape
+    y = _float_vector(y, n, "y")
+    w = _float_vector(w, d, "w")
+    _all_finite(w, "w")
+    bias = float(bias)
+    if not np.isfinite(bias):
+        raise ValueError("bias must be finite")
+    rows = np.asarray(rows)
+    if rows.ndim != 1 or rows.dtype.kind not in "iu":
+        raise ValueError("rows must be a 1-D integer array of row indices into X")
+    rows = rows.astype(np.int64, copy=False)
+    if rows.size and (rows.min() < 0 or rows.max() >= n):
+        raise ValueError(f"rows must index X's {n} rows (0 .. {n - 1})")
+    groups = _index_vector(groups, n, "groups")
+    clip = np.asarray(clip, dtype=np.float64)
+    if clip.ndim != 1 or clip.size == 0:
+        raise ValueError("clip must be a non-empty 1-D array with one bound per group")
+    if np.any(np.isnan(clip)) or np.any(clip <= 0):
+        raise ValueError("clip bounds must be > 0 (use np.inf for no clipping)")
+    if n and (groups.min() < 0 or groups.max() >= clip.size):
+        raise ValueError(f"groups must lie in 0 .. {clip.size - 1} (one clip bound per group)")
+    if threshold is not None:
+        threshold = float(threshold)
+        if np.isnan(threshold):
+            raise ValueError("threshold must be a number or None")
+    l2 = float(l2)
+    if not np.isfinite(l2) or l2 < 0:
+        raise ValueError(f"l2 must be a finite number >= 0, got {l2!r}")
+    threads = _threads(n_threads)
+    if backend == "numpy":
+        _all_finite(X[rows], "X")
+        return _reference.clip_group_gradients(X, y, w, bias, rows, groups, clip, threshold, l2)
+    return _native().clip_group_gradients(
+        X, y, w, bias, rows, groups, clip, np.nan if threshold is None else threshold, l2, threads
+    )

@@ -1,0 +1,1 @@
+"""Estimators (scikit-learn API): fit(X, y, *, sensitive_features) -> self."""

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Developer build: compile the extension with CMake and drop it into python/dpfair_native/ (git-ignored),
+# so `PYTHONPATH=python python -m pytest` tests the working tree. Users and CI install with pip instead.
+# Usage: tools/dev_build.sh [extra cmake -D options]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+BUILD=${BUILD_DIR:-build/dev}
+exec 9>/tmp/dpfair_native_build.lock
+flock 9
+cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DPython_EXECUTABLE="$(command -v "$PY")" -Dpybind11_DIR="$("$PY" -m pybind11 --cmakedir)" "$@" >/dev/null
+cmake --build "$BUILD" -j 2
+cp -f "$BUILD"/_core*.so python/dpfair_native/
