@@ -6,4 +6,5 @@ PYBIND11_MODULE(_core, m) {
   bind_poly2(m);
   bind_quadratic(m);
   bind_clipgrad(m);
+  bind_sgd(m);
 }

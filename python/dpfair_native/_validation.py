@@ -1,0 +1,127 @@
+"""Input checks shared by estimators, mechanisms, accountants and metrics.
+
+Each raises ValueError/TypeError whose message names the argument and says what to do.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Optional, Tuple
+
+import numpy as np
+
+
+def check_random_state(random_state) -> np.random.Generator:
+    """int -> reproducible Generator (PCG64 seeded with it); Generator -> itself; None -> fresh OS entropy."""
+    if random_state is None:
+        return np.random.default_rng()
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, (numbers.Integral, np.integer)) and not isinstance(random_state, (bool, np.bool_)):
+        if random_state < 0:
+            raise ValueError(f"random_state must be a non-negative int, a numpy Generator or None, got {random_state}")
+        return np.random.default_rng(int(random_state))
+    raise TypeError(
+        f"random_state must be an int, a numpy.random.Generator or None, got {type(random_state).__name__}"
+    )
+
+
+def _real(value, name: str) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
+        raise TypeError(f"{name} must be a real number, got {value!r}")
+    return float(value)
+
+
+def check_epsilon(epsilon, name: str = "epsilon", *, allow_inf: bool = False) -> float:
+    """A privacy parameter ε > 0 (finite unless allow_inf: ε = inf means 'no noise', a non-private run)."""
+    eps = _real(epsilon, name)
+    if np.isnan(eps) or eps <= 0 or (np.isinf(eps) and not allow_inf):
+        hint = " (or inf for a non-private run)" if allow_inf else ""
+        raise ValueError(f"{name} must be a finite number > 0{hint}, got {epsilon!r}")
+    return eps
+
+
+def check_delta(delta, name: str = "delta", *, allow_zero: bool = False) -> float:
+    """A privacy parameter δ in (0, 1) (or [0, 1) with allow_zero)."""
+    d = _real(delta, name)
+    low_ok = d >= 0 if allow_zero else d > 0
+    if np.isnan(d) or not low_ok or d >= 1:
+        interval = "[0, 1)" if allow_zero else "(0, 1)"
+        raise ValueError(f"{name} must lie in {interval}, got {delta!r}; typical values are 1e-5 or 1/n^2")
+    return d
+
+
+def check_positive(value, name: str, *, allow_inf: bool = False) -> float:
+    v = _real(value, name)
+    if np.isnan(v) or v <= 0 or (np.isinf(v) and not allow_inf):
+        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+    return v
+
+
+def check_X(X, name: str = "X", *, n_features: Optional[int] = None) -> np.ndarray:
+    """A finite 2-D float array with at least one row and one column (float32 kept, other reals -> float64)."""
+    if hasattr(X, "to_numpy"):
+        X = X.to_numpy()
+    X = np.asarray(X)
+    if X.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must hold real numbers, got dtype {X.dtype}; encode categories numerically first")
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (n_samples, n_features), got {X.ndim}-D with shape {X.shape}")
+    if X.shape[0] == 0 or X.shape[1] == 0:
+        raise ValueError(f"{name} must have at least one row and one column, got shape {X.shape}")
+    if X.dtype not in (np.float32, np.float64):
+        X = X.astype(np.float64)
+    if not np.all(np.isfinite(X)):
+        raise ValueError(f"{name} contains NaN or infinity; remove or impute those values first")
+    if n_features is not None and X.shape[1] != n_features:
+        raise ValueError(f"{name} has {X.shape[1]} features, but the estimator was fitted with {n_features}")
+    return X
+
+
+def check_binary_labels(y, n: int, name: str = "y") -> Tuple[np.ndarray, np.ndarray]:
+    """Labels with exactly two distinct values -> (classes (2,), y01 float64 in {0, 1})."""
+    if hasattr(y, "to_numpy"):
+        y = y.to_numpy()
+    y = np.asarray(y)
+    if y.ndim != 1 or y.shape[0] != n:
+        raise ValueError(f"{name} must be 1-D with one label per row of X ({n}), got shape {y.shape}")
+    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+        raise ValueError(f"{name} contains NaN or infinity")
+    classes, y01 = np.unique(y, return_inverse=True)
+    if classes.shape[0] != 2:
+        raise ValueError(
+            f"{name} must contain exactly two classes for binary classification, got {classes.shape[0]}: {classes[:5]}"
+        )
+    return classes, y01.astype(np.float64)
+
+
+def check_sensitive_features(sensitive_features, n: int, *, groups=None) -> Tuple[np.ndarray, np.ndarray]:
+    """Sensitive feature values -> (group labels (K,), codes (n,) int64 in 0..K-1).
+
+    With `groups` (a declared, public list of group labels) the codes follow that list, every value must be in it,
+    and K = len(groups) whether or not every group has rows; otherwise the groups are the sorted distinct values.
+    """
+    if sensitive_features is None:
+        raise ValueError("sensitive_features is required: pass one group label per row, fit(X, y, sensitive_features=s)")
+    if hasattr(sensitive_features, "to_numpy"):
+        sensitive_features = sensitive_features.to_numpy()
+    s = np.asarray(sensitive_features)
+    if s.ndim == 2 and s.shape[1] == 1:
+        s = s[:, 0]
+    if s.ndim != 1 or s.shape[0] != n:
+        raise ValueError(f"sensitive_features must be 1-D with one value per row of X ({n}), got shape {s.shape}")
+    if s.dtype.kind == "f" and not np.all(np.isfinite(s)):
+        raise ValueError("sensitive_features contains NaN or infinity")
+    if groups is None:
+        labels, codes = np.unique(s, return_inverse=True)
+        return labels, codes.astype(np.int64)
+    labels = np.asarray(groups)
+    if labels.ndim != 1 or labels.shape[0] < 1 or np.unique(labels).shape[0] != labels.shape[0]:
+        raise ValueError("groups must be a 1-D list of distinct group labels")
+    order = np.argsort(labels, kind="stable")
+    pos = np.searchsorted(labels[order], s)
+    pos = np.clip(pos, 0, labels.shape[0] - 1)
+    found = labels[order][pos] == s
+    if not np.all(found):
+        raise ValueError(f"sensitive_features has values not in the declared groups {labels.tolist()}: {np.unique(s[~found])[:5]}")
+    return labels, order[pos].astype(np.int64)
