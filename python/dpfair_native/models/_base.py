@@ -1,0 +1,147 @@
+"""What every estimator shares: scikit-learn's parameter protocol, input checks and a linear decision function.
+
+Subclasses implement ``_fit(X, y, groups, group_labels, rng) -> dict`` returning the fitted attributes (names ending
+in ``_``; at least ``coef_``, ``intercept_``, ``privacy_spent_``). ``fit`` sets them all at once after ``_fit``
+returns, so a failed fit leaves no half-fitted attributes behind. scikit-learn is not needed at runtime; with it
+installed the estimators work in ``clone``, ``Pipeline`` and ``GridSearchCV``.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, Dict
+
+import numpy as np
+
+from .._validation import check_binary_labels, check_random_state, check_sensitive_features, check_X
+
+
+class NotFittedError(ValueError, AttributeError):
+    """Raised when predict/decision_function is called before fit."""
+
+
+class DPClassifierBase:
+    """Base class of dpfair_native's binary classifiers (scikit-learn estimator API).
+
+    ``requires_sensitive_features``: whether ``fit`` needs ``sensitive_features`` (fairness-aware estimators).
+    ``declared_groups`` parameter (optional in subclasses' __init__): a public list of group labels; when given,
+    group codes follow it and the number of groups is public (DP rule 2).
+    """
+
+    requires_sensitive_features = False
+    _estimator_type = "classifier"
+
+    # -- scikit-learn parameter protocol -------------------------------------------------------------------
+    @classmethod
+    def _get_param_names(cls):
+        sig = inspect.signature(cls.__init__)
+        names = [p.name for p in sig.parameters.values() if p.name != "self" and p.kind != p.VAR_KEYWORD]
+        if any(p.kind == p.VAR_POSITIONAL for p in sig.parameters.values()):
+            raise RuntimeError(f"{cls.__name__}.__init__ must not take *args")
+        return sorted(names)
+
+    def get_params(self, deep: bool = True) -> Dict[str, Any]:
+        out = {}
+        for name in self._get_param_names():
+            value = getattr(self, name)
+            if deep and hasattr(value, "get_params") and not isinstance(value, type):
+                out.update((f"{name}__{k}", v) for k, v in value.get_params().items())
+            out[name] = value
+        return out
+
+    def set_params(self, **params):
+        valid = self._get_param_names()
+        for name, value in params.items():
+            if name not in valid:
+                raise ValueError(f"invalid parameter {name!r} for {type(self).__name__}; valid: {valid}")
+            setattr(self, name, value)
+        return self
+
+    def __repr__(self) -> str:
+        defaults = {
+            p.name: p.default for p in inspect.signature(type(self).__init__).parameters.values() if p.name != "self"
+        }
+        changed = []
+        for name in self._get_param_names():
+            value = getattr(self, name)
+            default = defaults.get(name, inspect.Parameter.empty)
+            same = value is default
+            if not same:
+                try:
+                    same = bool(value == default)
+                except Exception:  # arrays etc.
+                    same = False
+            if not same:
+                changed.append(f"{name}={value!r}")
+        return f"{type(self).__name__}({', '.join(changed)})"
+
+    def __sklearn_tags__(self):  # only called by scikit-learn, so importing it here is safe
+        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
+
+        return Tags(
+            estimator_type="classifier",
+            target_tags=TargetTags(required=True),
+            classifier_tags=ClassifierTags(multi_class=False),
+            input_tags=InputTags(),
+        )
+
+    # -- fitting ---------------------------------------------------------------------------------------------
+    def fit(self, X, y, *, sensitive_features=None, sample_weight=None):
+        """Fit on X (n, d), binary labels y and (keyword-only) sensitive_features; returns self."""
+        if sample_weight is not None:
+            raise ValueError(
+                f"{type(self).__name__} does not support sample_weight: weights change the sensitivity; "
+                "declare them in the domain or resample instead"
+            )
+        X = check_X(X)
+        classes, y01 = check_binary_labels(y, X.shape[0])
+        groups = group_labels = None
+        if sensitive_features is not None or self.requires_sensitive_features:
+            group_labels, groups = check_sensitive_features(
+                sensitive_features, X.shape[0], groups=getattr(self, "declared_groups", None)
+            )
+        rng = check_random_state(getattr(self, "random_state", None))
+        fitted = self._fit(X, y01, groups, group_labels, rng)
+        missing = {"coef_", "intercept_", "privacy_spent_"} - set(fitted)
+        if missing:  # a subclass bug, not a user error
+            raise RuntimeError(f"{type(self).__name__}._fit did not return {sorted(missing)}")
+        fitted.setdefault("classes_", classes)
+        fitted.setdefault("n_features_in_", X.shape[1])
+        if group_labels is not None:
+            fitted.setdefault("groups_", group_labels)
+        for name, value in fitted.items():
+            setattr(self, name, value)
+        return self
+
+    def _fit(self, X, y, groups, group_labels, rng) -> Dict[str, Any]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # -- prediction ------------------------------------------------------------------------------------------
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "coef_"):
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit(X, y, ...) first")
+
+    def decision_function(self, X) -> np.ndarray:
+        """Score xᵀw + b (positive -> classes_[1])."""
+        self._check_fitted()
+        X = check_X(X, n_features=self.n_features_in_)
+        return np.asarray(X @ self.coef_, dtype=np.float64) + self.intercept_
+
+    def predict_proba(self, X) -> np.ndarray:
+        """(n, 2) probabilities [P(classes_[0]), P(classes_[1])] from the logistic link σ(xᵀw + b)."""
+        z = self.decision_function(X)
+        p1 = 0.5 * (1.0 + np.tanh(0.5 * z))
+        return np.column_stack([1.0 - p1, p1])
+
+    def predict(self, X) -> np.ndarray:
+        """classes_[1] where the score is > 0, else classes_[0]."""
+        return self.classes_[(self.decision_function(X) > 0).astype(np.int64)]
+
+    def score(self, X, y, sample_weight=None) -> float:
+        """Accuracy of predict(X) against y."""
+        y = np.asarray(y)
+        pred = self.predict(X)
+        if sample_weight is None:
+            return float(np.mean(pred == y))
+        w = np.asarray(sample_weight, dtype=np.float64)
+        return float(np.sum(w * (pred == y)) / np.sum(w))
