@@ -27,7 +27,7 @@ def adult() -> Dataset:
 
 
 def test_adult_file_is_a_small_package_resource():
-    res = resources.files("dpfair_native").joinpath("data", "adult.npz")
+    res = resources.files("dpfair_native").joinpath("data").joinpath("adult.npz")
     data = res.read_bytes()
     assert len(data) < 1_000_000
     assert hashlib.sha256(data).hexdigest() == ADULT_SHA256

@@ -57,7 +57,7 @@ class Dataset:
 
 
 def _adult_file():
-    return resources.files("dpfair_native").joinpath("data", "adult.npz")
+    return resources.files("dpfair_native").joinpath("data").joinpath("adult.npz")
 
 
 def load_adult() -> Dataset:
