@@ -422,6 +422,8 @@ def dpsgd_epsilon(
     """ε of ``steps`` Poisson-subsampled Gaussian steps at the given δ (add/remove-one neighbours)."""
     steps = _check_count(steps, "steps", minimum=0)
     curve = rdp_subsampled_gaussian(sample_rate, noise_multiplier, orders)
+    if steps == 0:  # nothing released (and 0 * inf would be NaN)
+        curve = np.zeros_like(curve)
     return rdp_to_epsilon(orders, steps * curve, delta)[0]
 
 
