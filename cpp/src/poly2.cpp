@@ -1,1 +1,183 @@
-// placeholder, implemented by the kernel work
+// poly2_coefficients: b = Σ a_i x_i, Q = Σ c_i x_i x_iᵀ and per-group sums/counts in one pass over X.
+//
+// Rows are processed in blocks: a block is gathered into a contiguous double buffer (this absorbs any strides
+// and float32), b and the group sums are accumulated from it, then each row is scaled by sqrt|c_i| and
+// Q's lower triangle gets two symmetric rank-m updates (Eigen's syrk kernel): + for c_i > 0, − for c_i < 0.
+#include "dpfair/poly2.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "dpfair/parallel.hpp"
+
+namespace dpfair {
+namespace {
+
+using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+// Elements of X below which a single thread is used (thread start-up costs more than it saves).
+constexpr std::ptrdiff_t kMinElementsPerThread = 50000;
+
+// Rows per block: about 128K doubles (1 MiB) per buffer, between 64 and 1024 rows.
+std::ptrdiff_t block_rows(std::ptrdiff_t d) {
+  return std::clamp<std::ptrdiff_t>(131072 / std::max<std::ptrdiff_t>(d, 1), 64, 1024);
+}
+
+// One thread's partial sums plus its block buffers.
+struct Partial {
+  bool used = false;                 // parallel_for runs fewer chunks than threads when n < threads
+  Eigen::MatrixXd Q;                 // lower triangle of Σ c_i x_i x_iᵀ
+  std::vector<double> b;             // Σ a_i x_i
+  std::vector<double> group_sums;    // n_groups × d
+  std::vector<std::int64_t> counts;  // n_groups
+};
+
+template <class T>
+void accumulate_rows(const T* X, std::ptrdiff_t begin, std::ptrdiff_t end, std::ptrdiff_t d,
+                     std::ptrdiff_t rs, std::ptrdiff_t cs, const double* a, const double* c,
+                     const std::int64_t* groups, std::ptrdiff_t n_groups, Partial& out) {
+  const std::ptrdiff_t block = std::min(block_rows(d), end - begin);
+  out.used = true;
+  out.Q.setZero(d, d);
+  out.b.assign(static_cast<std::size_t>(d), 0.0);
+  if (groups) {
+    out.group_sums.assign(static_cast<std::size_t>(n_groups * d), 0.0);
+    out.counts.assign(static_cast<std::size_t>(n_groups), 0);
+  }
+  if (begin >= end || d == 0) {
+    if (groups) {
+      for (std::ptrdiff_t i = begin; i < end; ++i) {
+        const std::int64_t g = groups[i];
+        if (g < 0 || g >= n_groups) throw std::invalid_argument("groups must lie in 0 .. n_groups-1");
+        ++out.counts[static_cast<std::size_t>(g)];
+      }
+    }
+    return;
+  }
+  RowMatrix R(block, d);     // gathered rows; rows with c_i > 0 are then scaled in place and packed at the top
+  RowMatrix Neg;             // rows with c_i < 0, scaled by sqrt(-c_i); allocated on first use
+  std::vector<double> probe(static_cast<std::size_t>(d), 0.0);  // x*0 summed: NaN iff X had NaN/inf
+  double* bsum = out.b.data();
+  double* probe_p = probe.data();
+  const bool column_outer = std::abs(rs) < std::abs(cs);  // F-like layout: read down columns
+
+  for (std::ptrdiff_t i0 = begin; i0 < end; i0 += block) {
+    const std::ptrdiff_t m = std::min(block, end - i0);
+    double* Rd = R.data();
+    if (column_outer) {
+      for (std::ptrdiff_t j = 0; j < d; ++j) {
+        const T* src = X + i0 * rs + j * cs;
+        for (std::ptrdiff_t r = 0; r < m; ++r) Rd[r * d + j] = static_cast<double>(src[r * rs]);
+      }
+    } else {
+      for (std::ptrdiff_t r = 0; r < m; ++r) {
+        const T* src = X + (i0 + r) * rs;
+        double* dst = Rd + r * d;
+        if (cs == 1) {
+          for (std::ptrdiff_t j = 0; j < d; ++j) dst[j] = static_cast<double>(src[j]);
+        } else {
+          for (std::ptrdiff_t j = 0; j < d; ++j) dst[j] = static_cast<double>(src[j * cs]);
+        }
+      }
+    }
+    std::ptrdiff_t n_pos = 0, n_neg = 0;
+    for (std::ptrdiff_t r = 0; r < m; ++r) {
+      const std::ptrdiff_t i = i0 + r;
+      const double* x = Rd + r * d;
+      const double ai = a[i];
+      for (std::ptrdiff_t j = 0; j < d; ++j) {
+        bsum[j] += ai * x[j];
+        probe_p[j] += x[j] * 0.0;
+      }
+      if (groups) {
+        const std::int64_t g = groups[i];
+        if (g < 0 || g >= n_groups) throw std::invalid_argument("groups must lie in 0 .. n_groups-1");
+        ++out.counts[static_cast<std::size_t>(g)];
+        double* gs = out.group_sums.data() + g * d;
+        for (std::ptrdiff_t j = 0; j < d; ++j) gs[j] += x[j];
+      }
+      const double ci = c[i];
+      if (ci > 0.0) {
+        const double s = std::sqrt(ci);
+        double* dst = Rd + n_pos * d;  // n_pos <= r: safe in place
+        for (std::ptrdiff_t j = 0; j < d; ++j) dst[j] = s * x[j];
+        ++n_pos;
+      } else if (ci < 0.0) {
+        if (Neg.rows() == 0) Neg.resize(block, d);
+        const double s = std::sqrt(-ci);
+        double* dst = Neg.data() + n_neg * d;
+        for (std::ptrdiff_t j = 0; j < d; ++j) dst[j] = s * x[j];
+        ++n_neg;
+      }
+    }
+    double flag = 0.0;
+    for (std::ptrdiff_t j = 0; j < d; ++j) flag += probe_p[j];
+    if (!(flag == 0.0)) {
+      throw std::invalid_argument("X contains NaN or infinity; remove or impute those values first");
+    }
+    if (n_pos > 0) out.Q.selfadjointView<Eigen::Lower>().rankUpdate(R.topRows(n_pos).transpose(), 1.0);
+    if (n_neg > 0) out.Q.selfadjointView<Eigen::Lower>().rankUpdate(Neg.topRows(n_neg).transpose(), -1.0);
+  }
+}
+
+}  // namespace
+
+template <class T>
+void poly2_coefficients(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::ptrdiff_t row_stride,
+                        std::ptrdiff_t col_stride, const double* a, const double* c, const std::int64_t* groups,
+                        std::ptrdiff_t n_groups, double* b, double* Q, double* group_sums,
+                        std::int64_t* group_counts, int n_threads) {
+  if (n < 0 || d < 0) throw std::invalid_argument("poly2_coefficients: X must have non-negative shape");
+  if (n > 0 && d > 0 && X == nullptr) throw std::invalid_argument("poly2_coefficients: X is null");
+  if (n > 0 && (a == nullptr || c == nullptr)) throw std::invalid_argument("poly2_coefficients: a and c are required");
+  if (groups != nullptr && n_groups < 0) throw std::invalid_argument("n_groups must be >= 0 when groups is given");
+  if (groups != nullptr && n_groups > 0 && d > 0 && group_sums == nullptr)
+    throw std::invalid_argument("group_sums output is required with groups");
+  if (groups != nullptr && n_groups > 0 && group_counts == nullptr)
+    throw std::invalid_argument("group_counts output is required with groups");
+
+  int threads = resolve_threads(n_threads);
+  const std::ptrdiff_t work = n * std::max<std::ptrdiff_t>(d, 1);
+  threads = static_cast<int>(std::max<std::ptrdiff_t>(
+      1, std::min<std::ptrdiff_t>(threads, work / kMinElementsPerThread)));
+
+  std::vector<Partial> parts(static_cast<std::size_t>(threads));
+  parallel_for(n, threads, [&](int k, std::ptrdiff_t begin, std::ptrdiff_t end) {
+    accumulate_rows(X, begin, end, d, row_stride, col_stride, a, c, groups, n_groups,
+                    parts[static_cast<std::size_t>(k)]);
+  });
+
+  std::fill(b, b + d, 0.0);
+  Eigen::Map<Eigen::MatrixXd> Qout(Q, d, d);
+  Qout.setZero();
+  if (groups) {
+    std::fill(group_sums, group_sums + n_groups * d, 0.0);
+    std::fill(group_counts, group_counts + n_groups, std::int64_t{0});
+  }
+  for (const Partial& p : parts) {
+    if (!p.used) continue;
+    for (std::ptrdiff_t j = 0; j < d; ++j) b[j] += p.b[static_cast<std::size_t>(j)];
+    Qout.triangularView<Eigen::Lower>() += p.Q;
+    if (groups) {
+      for (std::ptrdiff_t k = 0; k < n_groups * d; ++k) group_sums[k] += p.group_sums[static_cast<std::size_t>(k)];
+      for (std::ptrdiff_t k = 0; k < n_groups; ++k) group_counts[k] += p.counts[static_cast<std::size_t>(k)];
+    }
+  }
+  for (std::ptrdiff_t j = 0; j < d; ++j) {
+    for (std::ptrdiff_t k = j + 1; k < d; ++k) Qout(j, k) = Qout(k, j);
+  }
+}
+
+template void poly2_coefficients<float>(const float*, std::ptrdiff_t, std::ptrdiff_t, std::ptrdiff_t,
+                                        std::ptrdiff_t, const double*, const double*, const std::int64_t*,
+                                        std::ptrdiff_t, double*, double*, double*, std::int64_t*, int);
+template void poly2_coefficients<double>(const double*, std::ptrdiff_t, std::ptrdiff_t, std::ptrdiff_t,
+                                         std::ptrdiff_t, const double*, const double*, const std::int64_t*,
+                                         std::ptrdiff_t, double*, double*, double*, std::int64_t*, int);
+
+}  // namespace dpfair
