@@ -438,8 +438,8 @@ def noise_multiplier_for(
 ) -> float:
     """Smallest noise multiplier σ (to within ``tol``, absolute) with dpsgd_epsilon(q, σ, steps, δ) <= target.
 
-    Bisection on σ, which ε decreases in. The returned σ* satisfies ε(σ*) <= target_epsilon, and every
-    σ <= σ* − tol gives ε > target_epsilon.
+    Bisection on σ (ε decreases as σ grows). Every σ the bisection accepts was evaluated, so the returned σ*
+    satisfies ε(σ*) <= target_epsilon; a σ it rejected, >= σ* − tol, gave ε > target_epsilon.
     """
     target = check_epsilon(target_epsilon, "target_epsilon")
     d = check_delta(delta, "delta")
