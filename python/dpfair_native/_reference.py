@@ -62,6 +62,11 @@ def minimize_quadratic(Q, b, ridge, psd, floor, solver, constraint, tol, max_ite
             )
     else:  # validated by kernels.minimize_quadratic
         raise ValueError(f"unknown psd repair {psd!r}")
+    if h.size and not h.min() > 0.0:  # only when floor + ridge = 0 and Q has an exactly zero eigenvalue
+        raise ValueError(
+            "H = repair(Q) + ridge*I is singular (floor + ridge = 0 and Q has a zero eigenvalue); "
+            "pass floor > 0 or ridge > 0"
+        )
 
     # In eigen-coordinates z = Vᵀw the objective is Σ h_j z_j² + (Vᵀb)_j z_j.
     bz = V.T @ b
@@ -123,3 +128,62 @@ def clip_group_gradients(X, y, w, bias, rows, groups, clip, threshold, l2):
     n_above = np.bincount(gb[above], minlength=n_groups).astype(np.int64)
     n_below = np.bincount(gb[~above], minlength=n_groups).astype(np.int64)
     return sums, n_above, n_below
+
+
+def dpsgd_epochs(X, y, params, batch_rows, batch_offsets, learning_rates, grad_noise, groups, clip, group_weights,
+                 rule, count_noise, noise_multiplier, count_noise_multiplier, expected_batch_size, l2, noise,
+                 weight_bound):
+    """The DP-SGD loop, step by step, on top of the reference ``clip_group_gradients``.
+
+    Step t on params = [w, bias], batch B_t = batch_rows[offsets[t]:offsets[t+1]], expected batch size b:
+      weight clipping (weight_bound M finite): w := w·min(1, M/‖w‖);
+      per-group bounds C_k and weights a_k by ``rule`` ("fixed": C_k = clip[k], a_k = group_weights[k];
+      "dpsgdf" and "naive": from the noisy counts, see :func:`dpfair_native.kernels.dpsgd_epochs`);
+      S = Σ_k a_k·sums_k with sums_k the clipped gradient sum of group k (l2 = 0 inside the clipping);
+      s_k = a_k·C_k; std = σ·max_k s_k ("shared") or σ·sqrt(Σ_k s_k²) ("per_group"), 0 when σ = 0;
+      params -= lr_t·((S + std·grad_noise[t]) / b + l2·[w, 0]).
+    Returns (params, step_bounds (T, K) holding s_k).
+    """
+    params = np.array(params, dtype=np.float64)
+    d = X.shape[1]
+    K = clip.shape[0]
+    T = learning_rates.shape[0]
+    b = expected_batch_size
+    step_bounds = np.empty((T, K))
+    for t in range(T):
+        rows = batch_rows[batch_offsets[t]:batch_offsets[t + 1]]
+        w = params[:d]
+        if np.isfinite(weight_bound) and weight_bound > 0:
+            norm = np.sqrt(w @ w)
+            if norm > weight_bound:
+                params[:d] = w * (weight_bound / norm)
+        if rule == "fixed":
+            bounds = clip.copy()
+            weights = np.ones(K) if group_weights is None else group_weights.copy()
+        elif rule == "dpsgdf":
+            _, above, below = clip_group_gradients(X, y, params[:d], params[d], rows, groups, clip, None, 0.0)
+            u = count_noise[t]
+            m_k = np.maximum(0.0, above + count_noise_multiplier * u[:K])
+            o_k = np.maximum(0.0, below + count_noise_multiplier * u[K:])
+            b_k = np.maximum(1.0, m_k + o_k)
+            m_total = max(1.0, float(m_k.sum()))
+            bounds = clip * (1.0 + (m_k / b_k) / (m_total / b))
+            weights = np.ones(K)
+        elif rule == "naive":
+            counts = np.bincount(groups[rows], minlength=K).astype(np.float64)
+            b_k = np.maximum(1.0, counts + count_noise_multiplier * count_noise[t])
+            weights = (b / K) / b_k
+            bounds = clip.copy()
+        else:
+            raise ValueError(f"unknown rule {rule!r}")
+        sums, _, _ = clip_group_gradients(X, y, params[:d], params[d], rows, groups, bounds, None, 0.0)
+        s = np.where(weights == 0.0, 0.0, weights * bounds)
+        step_bounds[t] = s
+        std = 0.0
+        if noise_multiplier > 0:
+            std = noise_multiplier * (s.max() if noise == "shared" else np.sqrt(s @ s))
+        total = (weights[:, None] * sums).sum(axis=0) if K else np.zeros(d + 1)
+        g = (total + std * grad_noise[t]) / b
+        g[:d] += l2 * params[:d]
+        params -= learning_rates[t] * g
+    return params, step_bounds
