@@ -1,0 +1,259 @@
+"""The shared private core of the functional-mechanism estimators.
+
+One pass builds the degree-2 Taylor objective of the logistic loss in monomial form,
+
+    f(w) = Σ_i [(½ − y_i + o_i) x_iᵀw + ⅛ (x_iᵀw)²] = bᵀw + wᵀQw   (+ n·log 2, dropped),
+
+with ``b = Σ a_i x_i`` (a_i = ½ − y_i + o_i, o_i an optional per-row offset) and ``Q = ⅛ Σ x_i x_iᵀ``, plus
+per-group sums of x and group counts (the kernel ``poly2_coefficients`` returns all of them at once).
+The released vector is the monomial-coefficient vector
+
+    r = [b ; Q_11 .. Q_dd ; 2·Q_jk for j < k]          (length d + d + d(d−1)/2)
+
+(the coefficient of w_j w_k in wᵀQw is 2·Q_jk): noise is added to r, block by block, with the scales the
+estimator asks for, and the noisy symmetric Q is rebuilt from it (upper triangle noised once, mirrored).
+Then the noisy problem is repaired (ridge, eigenvalue trimming) and minimized with the kernel
+``minimize_quadratic``, optionally subject to |aᵀw| <= τ. An intercept is a constant-1 column appended
+to x (computed without copying X).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from .. import kernels
+
+__all__ = [
+    "NoiseBlock",
+    "FunctionalRelease",
+    "taylor_terms",
+    "pack_monomials",
+    "unpack_monomials",
+    "monomial_mask",
+    "release_blocks",
+    "augment_domain",
+    "default_domain",
+    "project_rows",
+    "centroid_difference",
+    "solve_release",
+]
+
+
+# -- the non-private part --------------------------------------------------------------------------------------
+def taylor_terms(X, a, c, *, fit_intercept: bool, groups=None, n_groups=None, n_threads=None, backend="native"):
+    """(b, Q, group_sums, group_counts) of rows [x_i, 1] (fit_intercept) or x_i, with row weights a, c.
+
+    b = Σ a_i x̃_i, Q = Σ c_i x̃_i x̃ᵢᵀ; group_sums are sums of the ORIGINAL x_i (no constant column).
+    """
+    b, Q, gsums, gcounts = kernels.poly2_coefficients(
+        X, a, c, groups=groups, n_groups=n_groups, n_threads=n_threads, backend=backend
+    )
+    if not fit_intercept:
+        return b, Q, gsums, gcounts
+    n, d = X.shape
+    a = np.broadcast_to(np.asarray(a, dtype=np.float64), (n,))
+    c = np.broadcast_to(np.asarray(c, dtype=np.float64), (n,))
+    cx = c @ X if np.ndim(c) else float(c) * X.sum(axis=0)
+    b_aug = np.empty(d + 1)
+    b_aug[:d] = b
+    b_aug[d] = a.sum()
+    Q_aug = np.empty((d + 1, d + 1))
+    Q_aug[:d, :d] = Q
+    Q_aug[:d, d] = cx
+    Q_aug[d, :d] = cx
+    Q_aug[d, d] = c.sum()
+    return b_aug, Q_aug, gsums, gcounts
+
+
+def pack_monomials(b: np.ndarray, Q: np.ndarray) -> np.ndarray:
+    """r = [b ; diag(Q) ; 2·Q_jk (j < k, row-major)]: the coefficients of w_j, w_j², w_j·w_k in bᵀw + wᵀQw."""
+    d = b.shape[0]
+    iu = np.triu_indices(d, 1)
+    return np.concatenate([b, np.diag(Q), 2.0 * Q[iu]])
+
+
+def unpack_monomials(r: np.ndarray, d: int) -> Tuple[np.ndarray, np.ndarray]:
+    """Inverse of pack_monomials: (b, symmetric Q)."""
+    b = r[:d].copy()
+    Q = np.zeros((d, d))
+    Q[np.diag_indices(d)] = r[d : 2 * d]
+    iu = np.triu_indices(d, 1)
+    Q[iu] = 0.5 * r[2 * d :]
+    Q[(iu[1], iu[0])] = Q[iu]
+    return b, Q
+
+
+def monomial_mask(d: int, columns: Sequence[int]) -> np.ndarray:
+    """Boolean mask over the packed vector: True for the monomials that involve any w_s, s in columns (Φ_s)."""
+    cols = np.zeros(d, dtype=bool)
+    cols[list(columns)] = True
+    iu = np.triu_indices(d, 1)
+    return np.concatenate([cols, cols, cols[iu[0]] | cols[iu[1]]])
+
+
+def offdiagonal_mask(d: int) -> np.ndarray:
+    """True for the packed coordinates of the cross monomials w_j·w_k (j < k)."""
+    return np.concatenate([np.zeros(2 * d, dtype=bool), np.ones(d * (d - 1) // 2, dtype=bool)])
+
+
+# -- noise -------------------------------------------------------------------------------------------------------
+@dataclass
+class NoiseBlock:
+    """One mechanism applied to a part of the released vector.
+
+    mask: which coordinates of the released vector (packed monomials, then the group statistics if any) it
+    covers. mechanism: "laplace" (scale = sensitivity/ε, ε-DP) or "gaussian" ((ε, δ)-DP, σ from
+    ``calibration`` = "analytic" | "classic" | "extended"). sensitivity: L1 (laplace) or L2 (gaussian) bound
+    of the replace-one change of the WEIGHTED coordinates (value / weight) in this block. weights: optional
+    per-coordinate weights (noise on coordinate j is weight_j × the mechanism's noise).
+    """
+
+    label: str
+    mask: np.ndarray
+    mechanism: str
+    sensitivity: float
+    epsilon: float
+    delta: float = 0.0
+    calibration: str = "analytic"
+    weights: Optional[np.ndarray] = None
+    scale: float = field(default=np.nan)  # Laplace scale b or Gaussian σ, filled in by release_blocks
+
+
+@dataclass
+class FunctionalRelease:
+    """What the estimator released (everything downstream is post-processing of it).
+
+    coefficients: the noisy packed monomial coefficients r̃ (see pack_monomials). noise_scale: per
+    coordinate of r̃, the Laplace scale b (std √2·b) or the Gaussian σ of its noise (0 where ε = inf).
+    group_sums / group_counts: noisy per-group sums of x and counts (None if not released).
+    blocks: the mechanisms applied. d: number of model coefficients (with the intercept column if any).
+    """
+
+    coefficients: np.ndarray
+    noise_scale: np.ndarray
+    d: int
+    blocks: List[NoiseBlock]
+    group_sums: Optional[np.ndarray] = None
+    group_counts: Optional[np.ndarray] = None
+    group_noise_scale: Optional[np.ndarray] = None
+
+    def quadratic(self) -> Tuple[np.ndarray, np.ndarray]:
+        """(b̃, Q̃) rebuilt from the noisy coefficients (Q̃ symmetric)."""
+        return unpack_monomials(self.coefficients, self.d)
+
+
+def release_blocks(values: np.ndarray, blocks: Sequence[NoiseBlock], rng) -> Tuple[np.ndarray, np.ndarray]:
+    """Add each block's noise to its coordinates of ``values``; returns (noisy values, per-coordinate scale).
+
+    Noise comes from dpfair_native.mechanisms with the estimator's rng. ε = inf means no noise (non-private).
+    Blocks must not overlap.
+    """
+    from .. import mechanisms
+
+    out = np.array(values, dtype=np.float64, copy=True)
+    scale = np.zeros_like(out)
+    covered = np.zeros(out.shape[0], dtype=bool)
+    for block in blocks:
+        mask = np.asarray(block.mask, dtype=bool)
+        if np.any(covered & mask):
+            raise RuntimeError(f"noise block {block.label!r} overlaps another block")  # an estimator bug
+        covered |= mask
+        if not mask.any():
+            block.scale = 0.0
+            continue
+        w = np.ones(int(mask.sum())) if block.weights is None else np.asarray(block.weights, dtype=np.float64)
+        if np.isinf(block.epsilon):
+            block.scale = 0.0
+            continue
+        part = out[mask] / w
+        if block.mechanism == "laplace":
+            block.scale = block.sensitivity / block.epsilon
+            noisy = mechanisms.laplace_mechanism(part, block.sensitivity, block.epsilon, random_state=rng)
+        elif block.mechanism == "gaussian":
+            sigma_fn = {
+                "analytic": mechanisms.analytic_gaussian_sigma,
+                "classic": mechanisms.classic_gaussian_sigma,
+                "extended": mechanisms.extended_gaussian_sigma,
+            }[block.calibration]
+            block.scale = float(sigma_fn(block.sensitivity, block.epsilon, block.delta))
+            noisy = mechanisms.gaussian_mechanism(
+                part, block.sensitivity, block.epsilon, block.delta, calibration=block.calibration, random_state=rng
+            )
+        else:  # pragma: no cover - estimator bug
+            raise RuntimeError(f"unknown mechanism {block.mechanism!r}")
+        out[mask] = np.asarray(noisy, dtype=np.float64) * w
+        scale[mask] = block.scale * w
+    return out, scale
+
+
+# -- domain ------------------------------------------------------------------------------------------------------
+def default_domain(d: int):
+    """The paper's domain [0, 1]^d."""
+    from ..domain import FeatureDomain
+
+    return FeatureDomain.unit_box(d)
+
+
+def augment_domain(domain):
+    """The domain of rows [x, 1]: one more column with bounds [1, 1]; norm caps grow by the constant 1."""
+    from ..domain import FeatureDomain
+
+    l1 = getattr(domain, "l1_cap", None)
+    l2 = getattr(domain, "l2_cap", None)
+    names = getattr(domain, "names", None)
+    return FeatureDomain(
+        np.append(np.asarray(domain.lower, dtype=np.float64), 1.0),
+        np.append(np.asarray(domain.upper, dtype=np.float64), 1.0),
+        one_hot_groups=tuple(tuple(int(j) for j in g) for g in getattr(domain, "one_hot_groups", ())),
+        l1_cap=None if l1 is None else float(l1) + 1.0,
+        l2_cap=None if l2 is None else float(np.hypot(float(l2), 1.0)),
+        names=None if names is None else tuple(names) + ("(intercept)",),
+    )
+
+
+def project_rows(domain, X: np.ndarray, policy: str) -> Tuple[np.ndarray, int]:
+    """Rows of X inside the declared domain: ``domain.project`` with policy "clip" (count reported) or "raise"."""
+    if policy not in ("clip", "raise"):
+        raise ValueError(f"domain_policy must be 'clip' or 'raise', got {policy!r}")
+    if domain.d != X.shape[1]:
+        raise ValueError(f"domain has {domain.d} columns but X has {X.shape[1]} features; pass a matching domain")
+    Xp, n_changed = domain.project(X, policy=policy)
+    return np.asarray(Xp), int(n_changed)
+
+
+# -- fairness statistics -----------------------------------------------------------------------------------------
+def centroid_difference(group_sums: np.ndarray, group_counts: np.ndarray) -> np.ndarray:
+    """x̄_1 − x̄_0 from (noisy) per-group sums and counts of two groups (counts floored at 1)."""
+    counts = np.maximum(np.asarray(group_counts, dtype=np.float64), 1.0)
+    means = group_sums / counts[:, None]
+    return means[1] - means[0]
+
+
+# -- solving -----------------------------------------------------------------------------------------------------
+def noise_spectral_scale(noise_scale: np.ndarray, d: int, mechanism_std: float) -> float:
+    """A public estimate of the spectral norm of the noise matrix added to Q: 2·σ_offdiag·√d + σ_diag.
+
+    σ_offdiag is the std of the noise on Q_jk (half the std on the packed cross coefficient 2·Q_jk).
+    mechanism_std converts a scale into a std (√2 for Laplace, 1 for Gaussian).
+    """
+    diag = noise_scale[d : 2 * d]
+    off = noise_scale[2 * d :]
+    s_off = 0.5 * float(np.max(off)) * mechanism_std if off.size else 0.0
+    s_diag = float(np.max(diag)) * mechanism_std if diag.size else 0.0
+    return 2.0 * s_off * np.sqrt(d) + s_diag
+
+
+def solve_release(
+    b: np.ndarray,
+    Q: np.ndarray,
+    *,
+    ridge: float,
+    floor: float,
+    constraint=None,
+    backend: str = "native",
+):
+    """Minimize bᵀw + wᵀ(trim(Q) + ridge·I)w, optionally s.t. |aᵀw| <= τ (exact; kernel minimize_quadratic)."""
+    return kernels.minimize_quadratic(Q, b, ridge=ridge, psd="trim", floor=floor, constraint=constraint, backend=backend)

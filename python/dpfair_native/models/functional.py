@@ -1,0 +1,470 @@
+"""Functional-mechanism logistic regression: PrivLR, a fair library estimator, and Xu et al.'s PFLR / PFLR*.
+
+All estimators release noisy coefficients of the degree-2 Taylor objective (see ``_functional_core``) and
+minimize the repaired noisy quadratic; everything after the release is post-processing.
+Neighbouring relation: replace-one (n public), the papers' "2·max" sensitivities.
+
+Two modes:
+
+* ``paper_faithful=True`` — the published algorithm on the paper's domain [0, 1]^d (rows projected into it),
+  the paper's sensitivity formula, no intercept, spectral trimming of the noisy Q. Where the pseudo-code uses a
+  raw data statistic (s̄ in PFLR's |s − s̄| and in PFLR*'s μ) we use ``sensitive_mean`` if given (public), else a
+  Laplace estimate of the group-1 count spending 1% of the budget (named in each docstring).
+* library default — sensitivity from the declared ``domain`` (``None``: [0, 1]^d) plus a constant-1 intercept
+  column, eigenvalue trimming after a ridge matched to the noise's spectral scale, and fairness as the exact
+  constraint |μ̃ᵀw| <= tau, μ̃ = x̄̃_1 − x̄̃_0 from noisy per-group sums and counts released with the
+  coefficients (charged to the budget). tau is in units of the decision score: the group means of xᵀw + b
+  differ by at most tau.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import List, Optional
+
+import numpy as np
+
+from .._validation import check_delta, check_epsilon
+from ._base import DPClassifierBase
+from ._functional_core import (
+    FunctionalRelease,
+    NoiseBlock,
+    augment_domain,
+    centroid_difference,
+    default_domain,
+    monomial_mask,
+    noise_spectral_scale,
+    offdiagonal_mask,
+    pack_monomials,
+    project_rows,
+    release_blocks,
+    solve_release,
+    taylor_terms,
+    unpack_monomials,
+)
+
+__all__ = ["FunctionalMechanismLR", "FairFunctionalMechanismLR", "PFLR", "PFLRStar"]
+
+# Share of a budget spent on the private group-1 count when a paper-faithful estimator needs s̄ and no public
+# ``sensitive_mean`` is given (DP rule 2: s̄ is data-dependent).
+MEAN_SHARE = 0.01
+
+
+@dataclass
+class _Context:
+    n: int
+    d0: int  # features
+    d: int  # model coefficients (d0 + intercept)
+    P: int  # packed monomial coefficients
+    faithful: bool
+    fit_intercept: bool
+    domain: object  # feature domain (rows projected into it)
+    model_domain: object  # domain of [x, 1] when fit_intercept
+    fair: bool
+
+    def mask_coef(self, mask=None, n_stats: int = 0):
+        m = np.ones(self.P, dtype=bool) if mask is None else mask
+        return np.concatenate([m, np.zeros(n_stats, dtype=bool)])
+
+    def mask_stats(self, n_stats: int, with_coef=None):
+        head = np.zeros(self.P, dtype=bool) if with_coef is None else with_coef
+        return np.concatenate([head, np.ones(n_stats, dtype=bool)])
+
+    @property
+    def n_group_stats(self) -> int:
+        return 2 * self.d0 + 2
+
+
+def _sqrt2_offdiagonal(ctx: _Context, mask: np.ndarray) -> np.ndarray:
+    """Weights √2 on cross monomials: the Gaussian release is then the papers' ordered-pair (Frobenius) form."""
+    off = offdiagonal_mask(ctx.d)
+    return np.where(off[mask], math.sqrt(2.0), 1.0)
+
+
+class _FunctionalBase(DPClassifierBase):
+    """Shared fit: plan the noise blocks, check the accountant, release once, repair, solve."""
+
+    _fair = False
+    _faithful_offset = False  # paper-faithful PFLR/PDFC/ADFC: linear weights ½ − y + |s − s̄|
+
+    # -- to implement --------------------------------------------------------------------------------------
+    def _plan(self, ctx: _Context, rng):
+        """-> (blocks over [packed ; stats], stats kind None | "group" | "mu", epsilon for the s̄ count)."""
+        raise NotImplementedError
+
+    def _claimed(self, ctx: _Context):
+        return None
+
+    # -- common ------------------------------------------------------------------------------------------------
+    def _paper_faithful(self) -> bool:
+        return bool(getattr(self, "paper_faithful", False))
+
+    def _context(self, X, groups, group_labels):
+        n, d0 = X.shape
+        faithful = self._paper_faithful()
+        if faithful:
+            if self.domain is not None:
+                raise ValueError("paper_faithful=True uses the paper's domain [0, 1]^d; leave domain=None")
+            domain, fit_intercept = default_domain(d0), False
+        else:
+            domain = self.domain if self.domain is not None else default_domain(d0)
+            fit_intercept = bool(self.fit_intercept)
+        model_domain = augment_domain(domain) if fit_intercept else domain
+        d = d0 + int(fit_intercept)
+        if self._fair and len(group_labels) != 2:
+            raise ValueError(
+                f"{type(self).__name__} needs exactly two groups in sensitive_features, got {len(group_labels)}; "
+                "pass declared_groups=[g0, g1] if a group may be absent"
+            )
+        return _Context(n=n, d0=d0, d=d, P=2 * d + d * (d - 1) // 2, faithful=faithful,
+                        fit_intercept=fit_intercept, domain=domain, model_domain=model_domain, fair=self._fair)
+
+    def _fit(self, X, y, groups, group_labels, rng):
+        from ..accountants import compose_basic
+
+        ctx = self._context(X, groups, group_labels)
+        X, n_projected = project_rows(ctx.domain, X, self.domain_policy)
+        blocks, stats_kind, count_eps = self._plan(ctx, rng)
+        budgets = [(blk.epsilon, blk.delta) for blk in blocks] + ([(count_eps, 0.0)] if count_eps else [])
+        spent = compose_basic(budgets)
+        if self.accountant is not None:
+            if not np.isfinite(spent[0]):
+                raise ValueError("epsilon = inf is a non-private run; don't pass an accountant with it")
+            self.accountant.check(*spent)
+
+        # s̄ for the paper-faithful variants (public if given, else a noisy count; rows are replace-one, n public)
+        s_mean = None
+        if ctx.faithful and ctx.fair and (self._faithful_offset or stats_kind == "mu"):
+            s_mean = self._sensitive_mean(groups, count_eps, rng, ctx.n)
+        a = 0.5 - y
+        if ctx.faithful and self._faithful_offset:
+            a = a + np.abs(groups - s_mean)
+        b, Q, gsums, gcounts = taylor_terms(
+            X, a, 0.125, fit_intercept=ctx.fit_intercept, groups=groups if ctx.fair else None,
+            n_groups=2 if ctx.fair else None, n_threads=self.n_threads, backend=self.backend,
+        )
+        values = [pack_monomials(b, Q)]
+        if stats_kind == "group":
+            values.append(np.concatenate([gsums.ravel(), gcounts.astype(np.float64)]))
+        elif stats_kind == "mu":  # Σ_i (s_i − s̄) x_i
+            values.append((1.0 - s_mean) * gsums[1] - s_mean * gsums[0])
+        values = np.concatenate(values)
+        noisy, scale = release_blocks(values, blocks, rng)
+        if self.accountant is not None:
+            self.accountant.spend(*spent, label=type(self).__name__)
+
+        P, d = ctx.P, ctx.d
+        b_t, Q_t = unpack_monomials(noisy[:P], d)
+        std = np.zeros(P)
+        for blk in blocks:
+            m = blk.mask[:P]
+            std[m] = scale[:P][m] * (math.sqrt(2.0) if blk.mechanism == "laplace" else 1.0)
+        ridge = self._ridge(std, d, ctx)
+        floor = 1e-9 * max(1.0, float(np.max(np.abs(np.diag(Q_t)))))
+
+        release = FunctionalRelease(coefficients=noisy[:P].copy(), noise_scale=scale[:P].copy(), d=d, blocks=blocks)
+        constraint = None
+        if stats_kind == "group":
+            k = 2 * ctx.d0
+            release.group_sums = noisy[P : P + k].reshape(2, ctx.d0)
+            release.group_counts = noisy[P + k : P + k + 2]
+            release.group_noise_scale = scale[P:]
+            mu = centroid_difference(release.group_sums, release.group_counts)
+            if ctx.fit_intercept:
+                mu = np.append(mu, 0.0)
+            if np.any(mu):
+                constraint = (mu, self._tau())
+        sol = solve_release(b_t, Q_t, ridge=ridge, floor=floor, constraint=constraint, backend=self.backend)
+        extra = {}
+        if stats_kind == "mu":  # PFLR*: shift the linear coefficients by ±μ̃, oriented to reduce the covariance
+            mu = noisy[P:]
+            release.group_sums = mu[None, :]
+            release.group_noise_scale = scale[P:]
+            orientation = 1.0 if float(mu @ sol.w) >= 0 else -1.0
+            sol = solve_release(b_t + orientation * mu, Q_t, ridge=ridge, floor=floor, backend=self.backend)
+            extra["shift_orientation_"] = orientation
+        w = sol.w
+        out = {
+            "coef_": w[: ctx.d0].copy(),
+            "intercept_": float(w[ctx.d0]) if ctx.fit_intercept else 0.0,
+            "privacy_spent_": (float(spent[0]), float(spent[1])),
+            "noisy_coefficients_": release.coefficients,
+            "noise_scale_": release.noise_scale,
+            "sensitivity_": {blk.label: blk.sensitivity for blk in blocks},
+            "release_": release,
+            "solution_": sol,
+            "ridge_": ridge,
+            "n_projected_": n_projected,
+            "constraint_": constraint,
+            "sensitive_mean_": s_mean,
+        }
+        claimed = self._claimed(ctx)
+        if claimed is not None:
+            out["epsilon_claimed_"] = claimed[0]
+            out["delta_claimed_"] = claimed[1]
+        out.update(extra)
+        return out
+
+    def _tau(self) -> float:
+        tau = float(self.tau)
+        if not np.isfinite(tau) or tau < 0:
+            raise ValueError(f"tau must be a finite number >= 0, got {self.tau!r}")
+        return tau
+
+    def _ridge(self, std: np.ndarray, d: int, ctx: _Context) -> float:
+        if isinstance(self.ridge, str):
+            if self.ridge != "auto":
+                raise ValueError(f"ridge must be 'auto' or a number >= 0, got {self.ridge!r}")
+            if ctx.faithful:
+                return 0.0
+            return RIDGE_FACTOR * noise_spectral_scale(std, d, 1.0)
+        r = float(self.ridge)
+        if not np.isfinite(r) or r < 0:
+            raise ValueError(f"ridge must be 'auto' or a finite number >= 0, got {self.ridge!r}")
+        return r
+
+    def _sensitive_mean(self, groups, count_eps, rng, n):
+        if self.sensitive_mean is not None:
+            s = float(self.sensitive_mean)
+            if not 0.0 <= s <= 1.0:
+                raise ValueError(f"sensitive_mean must lie in [0, 1] (the public share of group 1), got {s!r}")
+            return s
+        count = float(np.sum(groups == 1))
+        if not np.isinf(count_eps):
+            from .. import mechanisms
+
+            count = float(mechanisms.laplace_mechanism(np.array([count]), 1.0, count_eps, random_state=rng)[0])
+        return float(np.clip(count / n, 0.0, 1.0))
+
+    # budget helpers
+    def _sens(self, ctx: _Context, norm: str) -> float:
+        return float(ctx.model_domain.functional_sensitivity(norm=norm))
+
+    def _group_sens(self, ctx: _Context, norm: str) -> float:
+        return float(ctx.domain.group_sums_sensitivity(norm))
+
+
+# Ridge = RIDGE_FACTOR × (public estimate of the noise matrix's spectral norm), library default mode only.
+RIDGE_FACTOR = 0.3
+
+
+def _common_init(self, *, paper_faithful, domain, domain_policy, fit_intercept, ridge, backend, n_threads,
+                 random_state, accountant):
+    self.paper_faithful = paper_faithful
+    self.domain = domain
+    self.domain_policy = domain_policy
+    self.fit_intercept = fit_intercept
+    self.ridge = ridge
+    self.backend = backend
+    self.n_threads = n_threads
+    self.random_state = random_state
+    self.accountant = accountant
+
+
+class FunctionalMechanismLR(_FunctionalBase):
+    """PrivLR: logistic regression by the functional mechanism (Zhang et al. 2012), no fairness.
+
+    Releases r = [Σ(½ − y_i)x_i ; ⅛Σx_ij² ; ⅛Σ2x_ij x_ik] + noise and minimizes the repaired noisy quadratic.
+    mechanism="laplace": Lap(Δ₁/ε) per coefficient, ε-DP. mechanism="gaussian": the relaxed functional
+    mechanism (Ding et al. Alg. 2), N(0, σ²) per coefficient, (ε, δ)-DP.
+    Sensitivities (replace-one): paper-faithful Laplace Δ₁ = d²/4 + d (Xu et al. Eq. 8); paper-faithful
+    Gaussian Δ₂ = √(d²/16 + d) (Ding et al. Lemma 3) with their "extended Gaussian" σ — that bound holds for the
+    ordered-pair (Frobenius) layout of Q, so the cross monomials get √2× the noise (the exact equivalent);
+    library default: the declared domain's bound for the released vector (intercept column included),
+    analytic-Gaussian σ. ``epsilon=np.inf`` (explicit) releases without noise: privacy_spent_ = (inf, 0).
+    """
+
+    def __init__(self, *, epsilon=1.0, mechanism="laplace", delta=1e-5, paper_faithful=False, domain=None,
+                 domain_policy="clip", fit_intercept=True, ridge="auto", backend="native", n_threads=None,
+                 random_state=None, accountant=None):
+        self.epsilon = epsilon
+        self.mechanism = mechanism
+        self.delta = delta
+        _common_init(self, paper_faithful=paper_faithful, domain=domain, domain_policy=domain_policy,
+                     fit_intercept=fit_intercept, ridge=ridge, backend=backend, n_threads=n_threads,
+                     random_state=random_state, accountant=accountant)
+
+    def _plan(self, ctx, rng):
+        from ..domain import paper_sensitivity_privlr
+
+        eps = check_epsilon(self.epsilon, allow_inf=True)
+        if self.mechanism == "laplace":
+            sens = paper_sensitivity_privlr(ctx.d) if ctx.faithful else self._sens(ctx, "l1")
+            return [NoiseBlock("coefficients", ctx.mask_coef(), "laplace", float(sens), eps)], None, 0.0
+        if self.mechanism == "gaussian":
+            delta = check_delta(self.delta)
+            mask = ctx.mask_coef()
+            if ctx.faithful:
+                blk = NoiseBlock("coefficients", mask, "gaussian", ding_sensitivity_l2(ctx.d, 0.5), eps, delta,
+                                 calibration="extended", weights=_sqrt2_offdiagonal(ctx, mask))
+            else:
+                blk = NoiseBlock("coefficients", mask, "gaussian", self._sens(ctx, "l2"), eps, delta)
+            return [blk], None, 0.0
+        raise ValueError(f"mechanism must be 'laplace' or 'gaussian', got {self.mechanism!r}")
+
+
+def ding_sensitivity_l2(d: int, t_max: float) -> float:
+    """Ding et al.'s L2 bound on [0, 1]^d in the ordered-pair layout: 2·√(t_max²·d + d²/64).
+
+    t_max = ½: √(d²/16 + d) (Lemma 3, plain logistic loss); t_max = 3/2: √(d²/16 + 9d) (Lemma 4, with the
+    |z − z̄| fairness term).
+    """
+    try:
+        from ..domain import paper_sensitivity_ding_l2  # the domain module's version, once it provides one
+    except ImportError:
+        return 2.0 * math.sqrt(t_max * t_max * d + d * d / 64.0)
+    return float(paper_sensitivity_ding_l2(d, t_max))
+
+
+class FairFunctionalMechanismLR(_FunctionalBase):
+    """The library's DP + fair logistic regression: functional mechanism + exact decision-boundary constraint.
+
+    One release (replace-one) of the Taylor coefficients together with the per-group sums of x and group
+    counts, sensitivity from the declared domain (intercept column included): Gaussian with analytic σ
+    ((ε, δ)-DP; joint L2 sensitivity √(Δ_f² + Δ_g²)) or Laplace (ε-DP; Δ_f + Δ_g). The model minimizes the
+    repaired noisy quadratic subject to |μ̃ᵀw| <= tau, μ̃ = x̄̃_1 − x̄̃_0 (noisy centroids) — free post-processing,
+    and independent of which group is coded 1.
+    """
+
+    _fair = True
+    requires_sensitive_features = True
+
+    def __init__(self, *, epsilon=1.0, delta=1e-5, mechanism="gaussian", tau=0.1, domain=None, domain_policy="clip",
+                 fit_intercept=True, ridge="auto", backend="native", n_threads=None, random_state=None,
+                 accountant=None, declared_groups=None):
+        self.epsilon = epsilon
+        self.delta = delta
+        self.mechanism = mechanism
+        self.tau = tau
+        self.declared_groups = declared_groups
+        _common_init(self, paper_faithful=False, domain=domain, domain_policy=domain_policy,
+                     fit_intercept=fit_intercept, ridge=ridge, backend=backend, n_threads=n_threads,
+                     random_state=random_state, accountant=accountant)
+        del self.paper_faithful  # not a parameter of this estimator
+
+    def _plan(self, ctx, rng):
+        eps = check_epsilon(self.epsilon, allow_inf=True)
+        self._tau()
+        return [_joint_block(self, ctx, eps, self.mechanism, self.delta)], "group", 0.0
+
+
+# In a joint release the group sums/counts are divided by this weight before the noise is added (and multiplied
+# back after): their share of the sensitivity shrinks by it while their noise grows by it — cheap, since a
+# group sum is O(n) and only the centroid direction is needed.
+GROUP_STATS_WEIGHT = 4.0
+
+
+def _joint_block(est, ctx, eps, mechanism, delta, coef_mask=None, coef_sens=None, label="coefficients+group_stats"):
+    """One block over (some) coefficients and the weighted group statistics; sensitivities add (L1) or add in
+    quadrature (L2) because both parts move with the same replaced row."""
+    k = ctx.n_group_stats
+    coef_mask = np.ones(ctx.P, dtype=bool) if coef_mask is None else coef_mask
+    mask = ctx.mask_stats(k, with_coef=coef_mask)
+    weights = np.concatenate([np.ones(int(coef_mask.sum())), np.full(k, GROUP_STATS_WEIGHT)])
+    if mechanism == "laplace":
+        sens_f = est._sens(ctx, "l1") if coef_sens is None else coef_sens
+        sens = sens_f + est._group_sens(ctx, "l1") / GROUP_STATS_WEIGHT
+        return NoiseBlock(label, mask, "laplace", float(sens), eps, weights=weights)
+    if mechanism == "gaussian":
+        delta = check_delta(delta)
+        sens_f = est._sens(ctx, "l2") if coef_sens is None else coef_sens
+        sens = math.hypot(sens_f, est._group_sens(ctx, "l2") / GROUP_STATS_WEIGHT)
+        return NoiseBlock(label, mask, "gaussian", float(sens), eps, delta, weights=weights)
+    raise ValueError(f"mechanism must be 'laplace' or 'gaussian', got {mechanism!r}")
+
+
+class PFLR(_FunctionalBase):
+    """PFLR (Xu, Yuan & Wu 2019, Algorithm 1): functional mechanism on the fairness-penalized objective, ε-DP.
+
+    paper_faithful=True: linear coefficients Σ_i (½ − y_i + |s_i − s̄|) x_i (the paper's Line 3), Laplace noise
+    with Δ = d²/4 + 3d (Eq. 14) on every coefficient. s̄ is not used raw: ``sensitive_mean`` (public) or a
+    Laplace count of group 1 with 1% of ε (the coefficients get the other 99%); privacy_spent_ = (ε, 0).
+    Library default: one Laplace release of coefficients + group sums/counts (Δ_f + Δ_g from the domain), then
+    the exact constraint |μ̃ᵀw| <= tau instead of the penalty.
+    """
+
+    _fair = True
+    _faithful_offset = True
+    requires_sensitive_features = True
+
+    def __init__(self, *, epsilon=1.0, tau=0.1, paper_faithful=False, sensitive_mean=None, domain=None,
+                 domain_policy="clip", fit_intercept=True, ridge="auto", backend="native", n_threads=None,
+                 random_state=None, accountant=None, declared_groups=None):
+        self.epsilon = epsilon
+        self.tau = tau
+        self.sensitive_mean = sensitive_mean
+        self.declared_groups = declared_groups
+        _common_init(self, paper_faithful=paper_faithful, domain=domain, domain_policy=domain_policy,
+                     fit_intercept=fit_intercept, ridge=ridge, backend=backend, n_threads=n_threads,
+                     random_state=random_state, accountant=accountant)
+
+    def _plan(self, ctx, rng):
+        from ..domain import paper_sensitivity_pflr
+
+        eps = check_epsilon(self.epsilon, allow_inf=True)
+        if ctx.faithful:
+            count_eps = 0.0 if self.sensitive_mean is not None else MEAN_SHARE * eps
+            blk = NoiseBlock("coefficients", ctx.mask_coef(), "laplace", float(paper_sensitivity_pflr(ctx.d)),
+                             eps - count_eps if np.isfinite(eps) else eps)
+            return [blk], None, count_eps
+        self._tau()
+        return [_joint_block(self, ctx, eps, "laplace", None)], "group", 0.0
+
+
+class PFLRStar(_FunctionalBase):
+    """PFLR* (Xu, Yuan & Wu 2019, Algorithm 2): budget ε = ε_f + ε_g, ε_f = objective_fraction·ε.
+
+    paper_faithful=True: coefficients + Lap(Δ_f/ε_f), Δ_f = d²/4 + d (Eq. 8); μ = Σ_i (s_i − s̄) x_i + Lap(Δ_g/ε_g),
+    Δ_g = 2d (Eq. 16); the linear coefficients are shifted by ±μ̃. Two deviations, both forced by the DP rules:
+    s̄ is ``sensitive_mean`` (public) or a Laplace count with 1% of ε_g; and the shift's sign is chosen so that
+    it lowers the covariance of s and the score of the unshifted private solution (sign(μ̃ᵀw̃₀), post-
+    processing) — the paper's fixed "+μ" increases unfairness when the privileged group is coded 0.
+    ``shift_orientation_`` records the sign.
+    Library default: Laplace coefficients (ε_f, domain Δ_f) and group sums/counts (ε_g, domain Δ_g); the exact
+    constraint |μ̃ᵀw| <= tau replaces the full-weight shift (which overshoots: on Adult it favours the other
+    group). privacy_spent_ = (ε_f + ε_g, 0).
+    """
+
+    _fair = True
+    requires_sensitive_features = True
+
+    def __init__(self, *, epsilon=1.0, objective_fraction=0.5, tau=0.1, paper_faithful=False, sensitive_mean=None,
+                 domain=None, domain_policy="clip", fit_intercept=True, ridge="auto", backend="native",
+                 n_threads=None, random_state=None, accountant=None, declared_groups=None):
+        self.epsilon = epsilon
+        self.objective_fraction = objective_fraction
+        self.tau = tau
+        self.sensitive_mean = sensitive_mean
+        self.declared_groups = declared_groups
+        _common_init(self, paper_faithful=paper_faithful, domain=domain, domain_policy=domain_policy,
+                     fit_intercept=fit_intercept, ridge=ridge, backend=backend, n_threads=n_threads,
+                     random_state=random_state, accountant=accountant)
+
+    def _split(self):
+        eps = check_epsilon(self.epsilon, allow_inf=True)
+        frac = float(self.objective_fraction)
+        if not 0.0 < frac < 1.0:
+            raise ValueError(f"objective_fraction (ε_f/ε) must lie in (0, 1), got {self.objective_fraction!r}")
+        return eps * frac, eps * (1.0 - frac) if np.isfinite(eps) else eps
+
+    def _plan(self, ctx, rng):
+        from ..domain import paper_sensitivity_mu, paper_sensitivity_privlr
+
+        eps_f, eps_g = self._split()
+        if ctx.faithful:
+            count_eps = 0.0 if self.sensitive_mean is not None else MEAN_SHARE * eps_g
+            mu_eps = eps_g - count_eps if np.isfinite(eps_g) else eps_g
+            blocks = [
+                NoiseBlock("coefficients", ctx.mask_coef(n_stats=ctx.d0), "laplace",
+                           float(paper_sensitivity_privlr(ctx.d)), eps_f),
+                NoiseBlock("mu", ctx.mask_stats(ctx.d0), "laplace", float(paper_sensitivity_mu(ctx.d0)), mu_eps),
+            ]
+            return blocks, "mu", count_eps
+        self._tau()
+        k = ctx.n_group_stats
+        blocks = [
+            NoiseBlock("coefficients", ctx.mask_coef(n_stats=k), "laplace", self._sens(ctx, "l1"), eps_f),
+            NoiseBlock("group_stats", ctx.mask_stats(k), "laplace", self._group_sens(ctx, "l1"), eps_g),
+        ]
+        return blocks, "group", 0.0
