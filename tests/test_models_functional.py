@@ -5,18 +5,6 @@ import math
 import numpy as np
 import pytest
 
-try:  # the privacy primitives land in parallel; until then a contract-only stand-in (tests/_functional_stub.py)
-    import dpfair_native.domain  # noqa: F401
-    import dpfair_native.mechanisms  # noqa: F401
-except ImportError:  # pragma: no cover
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).parent))
-    from test_models_functional_stub import install
-
-    install()
-
 from dpfair_native import kernels
 from dpfair_native.accountants import BudgetAccountant, BudgetExceededError
 from dpfair_native.domain import FeatureDomain

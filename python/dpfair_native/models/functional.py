@@ -305,16 +305,11 @@ class FunctionalMechanismLR(_FunctionalBase):
 
 
 def ding_sensitivity_l2(d: int, t_max: float) -> float:
-    """Ding et al.'s L2 bound on [0, 1]^d in the ordered-pair layout: 2·√(t_max²·d + d²/64).
+    """Ding et al.'s L2 bounds on [0, 1]^d (ordered-pair layout of Q): √(d²/16 + d) for the plain logistic
+    objective (Lemma 3, t_max = ½), √(d²/16 + 9d) with the |z − z̄| fairness term (Lemma 4, t_max = 3/2)."""
+    from ..domain import paper_sensitivity_adfc_l2, paper_sensitivity_relaxed_fm_l2
 
-    t_max = ½: √(d²/16 + d) (Lemma 3, plain logistic loss); t_max = 3/2: √(d²/16 + 9d) (Lemma 4, with the
-    |z − z̄| fairness term).
-    """
-    try:
-        from ..domain import paper_sensitivity_ding_l2  # the domain module's version, once it provides one
-    except ImportError:
-        return 2.0 * math.sqrt(t_max * t_max * d + d * d / 64.0)
-    return float(paper_sensitivity_ding_l2(d, t_max))
+    return float(paper_sensitivity_relaxed_fm_l2(d) if t_max <= 0.5 else paper_sensitivity_adfc_l2(d))
 
 
 class FairFunctionalMechanismLR(_FunctionalBase):
