@@ -283,7 +283,7 @@ void solve_direct(const MatrixXd& S, const Eigen::Ref<const VectorXd>& b, const 
 void solve_cg(const MatrixXd& S, const Eigen::Ref<const VectorXd>& b, const QuadraticOptions& opt,
               const VectorXd* a, double tau, QuadraticResult& res) {
   const Eigen::Index d = S.rows();
-  const LanczosEstimate est = lanczos_smallest_eigenvalue(S, static_cast<int>(d), 1e-10);
+  const LanczosEstimate est = lanczos_smallest_eigenvalue(S, static_cast<int>(d), 1e-13);
   res.lambda_min = est.value;
   double diag_add = opt.ridge;
   if (opt.psd == PsdRepair::Shift) {
