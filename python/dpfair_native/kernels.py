@@ -281,3 +281,142 @@ def clip_group_gradients(
     return _native().clip_group_gradients(
         X, y, w, bias, rows, groups, clip, np.nan if threshold is None else threshold, l2, threads
     )
+
+
+_SGD_RULES = {"fixed": 0, "dpsgdf": 1, "naive": 2}
+_SGD_NOISE = {"shared": 0, "per_group": 1}
+
+
+def dpsgd_epochs(
+    X,
+    y,
+    params,
+    batch_rows,
+    batch_offsets,
+    learning_rates,
+    grad_noise,
+    *,
+    groups=None,
+    clip=1.0,
+    group_weights=None,
+    rule: Literal["fixed", "dpsgdf", "naive"] = "fixed",
+    count_noise=None,
+    noise_multiplier: float = 0.0,
+    count_noise_multiplier: float = 0.0,
+    expected_batch_size: float,
+    l2: float = 0.0,
+    noise: Literal["shared", "per_group"] = "shared",
+    weight_bound: Optional[float] = None,
+    backend: Backend = "native",
+) -> Tuple[np.ndarray, np.ndarray]:
+    """Run T = len(learning_rates) DP-SGD steps of a linear logistic model; all randomness is passed in.
+
+    params: (d + 1,) start point [w, bias] (not modified). Step t uses the batch
+    ``B_t = batch_rows[batch_offsets[t]:batch_offsets[t + 1]]`` (any row subset, rows may repeat; draw it with
+    Poisson sampling, e.g. :func:`dpfair_native.models.dpsgd.poisson_batches`) and standard normals
+    ``grad_noise[t]`` (T, d + 1) and ``count_noise[t]`` (T, 2K for "dpsgdf", T, K for "naive"):
+
+    1. weight clipping, if ``weight_bound`` M is given: ``w := w·min(1, M/‖w‖)`` (bias untouched);
+    2. per-group clip bounds C_k and weights a_k (K = len(clip) groups, ``groups`` in 0..K-1, default all 0):
+       "fixed"  C_k = clip[k], a_k = group_weights[k] (default 1);
+       "dpsgdf" (thesis Alg. 7) m_k/o_k = rows of B_t in group k with ‖g_i‖ > / <= clip[k], released as
+                m̃_k = max(0, m_k + σ₁u_k), õ_k = max(0, o_k + σ₁u_{K+k}); b̃_k = max(1, m̃_k + õ_k),
+                m̃ = max(1, Σ m̃_k); C_k = clip[k]·(1 + (m̃_k/b̃_k)/(m̃/b)); a_k = 1;
+       "naive"  (thesis Alg. 8) b̃_k = max(1, |B_t ∩ group k| + σ₁u_k); a_k = (b/K)/b̃_k; C_k = clip[k];
+       (the clamps are post-processing of the noisy counts);
+    3. ``S = Σ_{i∈B_t} a_{k(i)}·g_i·min(1, C_{k(i)}/‖g_i‖)`` with g_i = (σ(x_iᵀw + bias) − y_i)·[x_i, 1];
+    4. noise std from the group sensitivities s_k = a_k·C_k: σ·max_k s_k ("shared": one Gaussian release of
+       S) or σ·sqrt(Σ_k s_k²) ("per_group": one independent release per disjoint group, summed);
+    5. ``params -= lr_t·((S + std·grad_noise[t]) / b + l2·[w, 0])`` with b = ``expected_batch_size`` (public:
+       never the realized batch size); the ridge term is data-independent, so it is added after the noise.
+
+    σ = ``noise_multiplier``, σ₁ = ``count_noise_multiplier``. clip may be +inf (no clipping) only with σ = 0.
+    Returns ``(params, step_bounds)``: the final (d + 1,) params and the (T, K) sensitivities s_k of each step.
+    The native loop runs single-threaded with the GIL released (steps are sequential and batches small).
+    """
+    _check_backend(backend)
+    X = _float_matrix(X, "X")
+    n, d = X.shape
+    y = _float_vector(y, n, "y")
+    params = _float_vector(params, d + 1, "params")
+    _all_finite(params, "params")
+    if rule not in _SGD_RULES:
+        raise ValueError(f"rule must be one of {tuple(_SGD_RULES)}, got {rule!r}")
+    if noise not in _SGD_NOISE:
+        raise ValueError(f"noise must be one of {tuple(_SGD_NOISE)}, got {noise!r}")
+    learning_rates = np.asarray(learning_rates, dtype=np.float64)
+    if learning_rates.ndim != 1:
+        raise ValueError("learning_rates must be 1-D, one rate per step")
+    _all_finite(learning_rates, "learning_rates")
+    T = learning_rates.shape[0]
+    batch_rows = np.asarray(batch_rows)
+    if batch_rows.ndim != 1 or (batch_rows.size and batch_rows.dtype.kind not in "iu"):
+        raise ValueError("batch_rows must be a 1-D integer array of row indices into X")
+    batch_rows = batch_rows.astype(np.int64, copy=False)
+    if batch_rows.size and (batch_rows.min() < 0 or batch_rows.max() >= n):
+        raise ValueError(f"batch_rows must index X's {n} rows (0 .. {n - 1})")
+    batch_offsets = np.asarray(batch_offsets)
+    if batch_offsets.shape != (T + 1,) or batch_offsets.dtype.kind not in "iu":
+        raise ValueError(f"batch_offsets must be T+1 = {T + 1} integers (batch t is rows[offsets[t]:offsets[t+1]])")
+    batch_offsets = batch_offsets.astype(np.int64, copy=False)
+    if np.any(np.diff(batch_offsets) < 0) or batch_offsets[0] < 0 or batch_offsets[-1] > batch_rows.size:
+        raise ValueError("batch_offsets must be non-decreasing and lie in 0 .. len(batch_rows)")
+    grad_noise = np.asarray(grad_noise, dtype=np.float64)
+    if grad_noise.shape != (T, d + 1):
+        raise ValueError(f"grad_noise must have shape (T, d+1) = ({T}, {d + 1}), got {grad_noise.shape}")
+    _all_finite(grad_noise, "grad_noise")
+    clip = np.asarray(clip, dtype=np.float64)
+    if clip.ndim == 0:
+        clip = clip.reshape(1)
+    if clip.ndim != 1 or clip.size == 0:
+        raise ValueError("clip must be a number or a non-empty 1-D array with one bound per group")
+    if np.any(np.isnan(clip)) or np.any(clip <= 0):
+        raise ValueError("clip bounds must be > 0 (np.inf: no clipping, only with noise_multiplier = 0)")
+    K = clip.size
+    groups = np.zeros(n, dtype=np.int64) if groups is None else _index_vector(groups, n, "groups")
+    if n and (groups.min() < 0 or groups.max() >= K):
+        raise ValueError(f"groups must lie in 0 .. {K - 1} (one clip bound per group)")
+    sigma = float(noise_multiplier)
+    sigma_count = float(count_noise_multiplier)
+    for name, value in (("noise_multiplier", sigma), ("count_noise_multiplier", sigma_count), ("l2", float(l2))):
+        if not np.isfinite(value) or value < 0:
+            raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+    if sigma > 0 and not np.all(np.isfinite(clip)):
+        raise ValueError("clip must be finite when noise_multiplier > 0 (the noise is scaled by the clip bound)")
+    b = float(expected_batch_size)
+    if not np.isfinite(b) or b <= 0:
+        raise ValueError(f"expected_batch_size must be a finite number > 0 (q·n), got {expected_batch_size!r}")
+    if group_weights is not None:
+        if rule != "fixed":
+            raise ValueError("group_weights applies to rule='fixed' only (dpsgdf/naive set their own weights)")
+        group_weights = _float_vector(group_weights, K, "group_weights")
+        if not np.all(np.isfinite(group_weights)) or np.any(group_weights < 0):
+            raise ValueError("group_weights must be finite numbers >= 0")
+    if rule == "fixed":
+        count_noise = None
+    else:
+        width = 2 * K if rule == "dpsgdf" else K
+        if count_noise is None:
+            raise ValueError(f"rule={rule!r} needs count_noise: standard normals of shape (T, {width})")
+        count_noise = np.asarray(count_noise, dtype=np.float64)
+        if count_noise.shape != (T, width):
+            raise ValueError(f"count_noise must have shape (T, {width}) = ({T}, {width}), got {count_noise.shape}")
+        _all_finite(count_noise, "count_noise")
+    if weight_bound is None:
+        weight_bound = np.inf
+    weight_bound = float(weight_bound)
+    if np.isnan(weight_bound) or weight_bound <= 0:
+        raise ValueError(f"weight_bound must be > 0 or None (no weight clipping), got {weight_bound!r}")
+    if backend == "numpy":
+        _all_finite(X, "X")
+        return _reference.dpsgd_epochs(
+            X, y, params, batch_rows, batch_offsets, learning_rates, grad_noise, groups, clip, group_weights, rule,
+            count_noise, sigma, sigma_count, b, float(l2), noise, weight_bound,
+        )
+    params_out, step_bounds = _native().dpsgd_epochs(
+        X, y, groups, clip, group_weights, batch_rows, batch_offsets, learning_rates, grad_noise, count_noise,
+        _SGD_RULES[rule], _SGD_NOISE[noise], sigma, sigma_count, b, float(l2), weight_bound, params,
+    )
+    return params_out, step_bounds
+
+__all__.append("dpsgd_epochs")

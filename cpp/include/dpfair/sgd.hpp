@@ -1,0 +1,67 @@
+// The DP-SGD training loop for a linear logistic model: many steps per call, all randomness passed in.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace dpfair {
+
+// How the per-group clip bounds C_k and weights a_k of one step are chosen (K groups, base bounds clip[k]).
+enum class ClipRule : int {
+  // C_k = clip[k], a_k = group_weights[k] (DP-SGD; per-group bounds and weights as given, e.g. FairDP).
+  fixed = 0,
+  // DPSGD-F (thesis Alg. 7): m_k / o_k = batch rows of group k with ‖g‖ > / <= clip[k]; released as
+  // m̃_k = max(0, m_k + σ₁·u[k]), õ_k = max(0, o_k + σ₁·u[K+k]); b̃_k = max(1, m̃_k + õ_k); m̃ = max(1, Σ m̃_k);
+  // C_k = clip[k]·(1 + (m̃_k/b̃_k)/(m̃/b)) with b the expected batch size; a_k = 1.
+  dpsgdf = 1,
+  // Naïve reweighting (thesis Alg. 8): b̃_k = max(1, b_k + σ₁·u[k]); a_k = (b/K)/b̃_k; C_k = clip[k].
+  naive = 2,
+};
+
+// How the Gaussian noise of one step is scaled from the per-group sensitivities s_k = a_k·C_k.
+enum class NoiseRule : int {
+  shared = 0,     // one release of the whole sum: std σ·max_k s_k (DP-SGD, DPSGD-F, Naïve)
+  per_group = 1,  // an independent release per (disjoint) group, summed: std σ·sqrt(Σ_k s_k²) (FairDP-style)
+};
+
+struct SgdConfig {
+  ClipRule rule = ClipRule::fixed;
+  NoiseRule noise = NoiseRule::shared;
+  double noise_multiplier = 0.0;        // σ (σ₂ in the thesis), >= 0
+  double count_noise_multiplier = 0.0;  // σ₁ of the count release (dpsgdf, naive), >= 0
+  double expected_batch_size = 1.0;     // b = q·n, > 0: the public divisor of every step
+  double l2 = 0.0;                      // ridge on w (not bias), added after privatization (data-independent)
+  double weight_bound = 0.0;            // M > 0: w := w·min(1, M/‖w‖) before each step; +inf or <= 0: off
+};
+
+// Runs n_steps steps of
+//   S = Σ_{i in batch t} a_{k(i)} · g_i · min(1, C_{k(i)}/‖g_i‖),   g_i = (σ(x_iᵀw + bias) − y_i)·[x_i, 1]
+//   params -= lr[t] · ( (S + std_t · grad_noise[t]) / b + l2·[w, 0] )
+// on params = [w (d), bias] in place. X (n, d) by pointer and element strides (float or double); y (n,) labels;
+// groups (n,) in [0, K); clip (K,) base bounds > 0 (+inf = no clipping, allowed only when σ = 0);
+// group_weights (K,) finite >= 0 (rule fixed only; nullptr = all 1); batch t = batch_rows[offsets[t] ..
+// offsets[t+1]) (rows may repeat); grad_noise (n_steps, d+1) and count_noise (n_steps, 2K for dpsgdf, K for
+// naive; unused for fixed) standard normals. step_bounds (n_steps, K) receives s_k = a_k·C_k of every step.
+// Single-threaded (steps are sequential, batches small). Rows with unit column stride take a fused vectorized
+// path; other layouts call clip_group_gradients for the clipped per-group sums.
+// Throws std::invalid_argument on bad sizes, indices, labels or non-finite values.
+template <class T>
+void dpsgd_epochs(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::ptrdiff_t row_stride,
+                  std::ptrdiff_t col_stride, const double* y, const std::int64_t* groups, std::ptrdiff_t n_groups,
+                  const double* clip, const double* group_weights, const std::int64_t* batch_rows,
+                  const std::int64_t* batch_offsets, std::ptrdiff_t n_steps, const double* learning_rates,
+                  const double* grad_noise, const double* count_noise, const SgdConfig& config, double* params,
+                  double* step_bounds);
+
+extern template void dpsgd_epochs<float>(const float*, std::ptrdiff_t, std::ptrdiff_t, std::ptrdiff_t,
+                                         std::ptrdiff_t, const double*, const std::int64_t*, std::ptrdiff_t,
+                                         const double*, const double*, const std::int64_t*, const std::int64_t*,
+                                         std::ptrdiff_t, const double*, const double*, const double*,
+                                         const SgdConfig&, double*, double*);
+extern template void dpsgd_epochs<double>(const double*, std::ptrdiff_t, std::ptrdiff_t, std::ptrdiff_t,
+                                          std::ptrdiff_t, const double*, const std::int64_t*, std::ptrdiff_t,
+                                          const double*, const double*, const std::int64_t*, const std::int64_t*,
+                                          std::ptrdiff_t, const double*, const double*, const double*,
+                                          const SgdConfig&, double*, double*);
+
+}  // namespace dpfair

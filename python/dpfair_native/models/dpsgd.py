@@ -1,0 +1,344 @@
+"""DP-SGD logistic regression and its group-aware variants DPSGD-F and Naïve reweighting (thesis ch. 3.1.6, ch. 9).
+
+All three train a linear logistic model (w, bias) with the native loop :func:`dpfair_native.kernels.dpsgd_epochs`,
+one call per epoch. Every random draw comes from ``random_state`` in NumPy and is passed to the loop: per epoch the
+Poisson batches (:func:`poisson_batches`), then standard normals for the gradient noise, then (DPSGD-F, Naïve)
+standard normals for the count noise.
+
+Neighbouring relation: add/remove one record (DP rule 4). Each step Poisson-samples every record independently
+with rate q, clips each per-example gradient g_i = (σ(xᵀw + b) − y)·[x, 1] to L2 norm C and adds N(0, σ²C²) to the
+sum, so one step is a Poisson-subsampled Gaussian mechanism with noise multiplier σ; ``privacy_spent_`` is the RDP
+accountant's ε at ``delta`` after the steps actually taken. The update divides by the expected batch size q·n
+(public), never by the realized one; the ridge term l2·w is data-independent and added after the noise.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Optional, Tuple
+
+import numpy as np
+
+from .. import kernels
+from .._validation import check_delta, check_epsilon, check_positive
+from ._base import DPClassifierBase
+
+__all__ = [
+    "poisson_batches",
+    "DPSGDClassifier",
+    "DPSGDFClassifier",
+    "NaiveReweightedDPSGDClassifier",
+]
+
+
+def poisson_batches(
+    n_rows: int, sample_rate: float, n_steps: int, rng: np.random.Generator, *, rows=None
+) -> Tuple[np.ndarray, np.ndarray]:
+    """Poisson sampling for ``n_steps`` steps: each of ``n_rows`` records enters each batch independently with
+    probability q = ``sample_rate``.
+
+    Drawn as one Bernoulli(q) process over the n_rows·n_steps (step, record) slots, by geometric gaps between
+    successive selected slots (gap = 1 + ⌊E/λ⌋, E ~ Exp(1), λ = −ln(1 − q), so P(gap > k) = (1 − q)^k) — exactly
+    Poisson sampling, in O(q·n·steps) draws. Returns ``(batch_rows,
+    batch_offsets)``: batch t is ``batch_rows[batch_offsets[t]:batch_offsets[t+1]]`` (sorted). With ``rows``
+    (an index array of length n_rows) the sample is taken from that subset and mapped through it.
+    """
+    n_rows = int(n_rows)
+    n_steps = int(n_steps)
+    q = float(sample_rate)
+    if not 0.0 < q <= 1.0:
+        raise ValueError(f"sample_rate must lie in (0, 1], got {sample_rate!r}")
+    if n_rows < 0 or n_steps < 0:
+        raise ValueError("n_rows and n_steps must be >= 0")
+    total = n_rows * n_steps
+    chunks = []
+    last = -1
+    if total > 0:
+        inv_rate = 1.0 / -math.log1p(-q) if q < 1.0 else 0.0
+        remaining = total
+        while True:
+            expected = remaining * q
+            gaps = rng.standard_exponential(int(expected + 6.0 * math.sqrt(expected) + 64))
+            gaps *= inv_rate
+            np.minimum(gaps, total, out=gaps)  # gaps past the end only need to reach it
+            slots = np.cumsum(gaps.astype(np.int64) + 1)
+            slots += last
+            if slots[-1] >= total:
+                chunks.append(slots[: np.searchsorted(slots, total)])
+                break
+            chunks.append(slots)
+            last = int(slots[-1])
+            remaining = total - last - 1
+    slots = np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.int64)
+    offsets = np.searchsorted(slots, np.arange(n_steps + 1, dtype=np.int64) * n_rows).astype(np.int64)
+    idx = slots - np.repeat(np.arange(n_steps, dtype=np.int64) * n_rows, np.diff(offsets))
+    if rows is not None:
+        rows = np.asarray(rows, dtype=np.int64)
+        if rows.shape != (n_rows,):
+            raise ValueError(f"rows must have length n_rows={n_rows}, got shape {rows.shape}")
+        idx = rows[idx]
+    return idx.astype(np.int64, copy=False), offsets
+
+
+def _positive_int(value, name: str) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+class _DPSGDBase(DPClassifierBase):
+    """Shared fit: sampling rate, step count, noise calibration, the epoch loop and the accounting."""
+
+    _rule = "fixed"
+
+    # -- hooks ---------------------------------------------------------------------------------------------
+    def _noise_multipliers(self, q: float, steps: int) -> Tuple[float, float]:
+        """(σ of the gradient release, σ₁ of the count release; 0 if none)."""
+        raise NotImplementedError
+
+    @staticmethod
+    def _effective_sigma(sigma: float, sigma_count: float) -> float:
+        """Noise multiplier of one step's whole release (counts and gradient sum, same batch).
+
+        Given the noisy counts, the gradient sum has sensitivity <= max_k s_k and noise σ·max_k s_k, so each step is
+        the adaptive composition of a Gaussian mechanism with sensitivity/std 1/σ₁ (counts: one record moves one
+        histogram cell by 1, L2 sensitivity 1) and one with 1/σ. That pair is a Gaussian mechanism with
+        σ_eff = (σ₁⁻² + σ⁻²)^(-1/2) (Gaussian-DP composition), and Poisson subsampling of it is accounted by the
+        subsampled-Gaussian RDP at σ_eff — the two releases share one batch, so they are charged as one mechanism.
+        """
+        if sigma_count <= 0:
+            return sigma
+        return 1.0 / math.sqrt(1.0 / sigma_count**2 + 1.0 / sigma**2)
+
+    # -- fit -----------------------------------------------------------------------------------------------
+    def _sampling(self, n: int) -> Tuple[float, int]:
+        if self.sample_rate is not None:
+            q = check_positive(self.sample_rate, "sample_rate")
+            if q > 1:
+                raise ValueError(f"sample_rate must lie in (0, 1], got {self.sample_rate!r}")
+        else:
+            if self.batch_size is None:
+                raise ValueError("give batch_size (expected batch size b, q = b/n) or sample_rate q")
+            b = _positive_int(self.batch_size, "batch_size")
+            if b > n:
+                raise ValueError(f"batch_size={b} exceeds the number of training rows {n}; lower it")
+            q = b / n
+        epochs = _positive_int(self.epochs, "epochs")
+        steps_per_epoch = max(1, int(round(1.0 / q)))
+        return q, epochs * steps_per_epoch
+
+    def _fit(self, X, y, groups, group_labels, rng):
+        n, d = X.shape
+        delta = check_delta(self.delta, "delta")
+        clip = check_positive(self.clip_norm, "clip_norm", allow_inf=True)
+        l2 = float(self.l2)
+        if not np.isfinite(l2) or l2 < 0:
+            raise ValueError(f"l2 must be a finite number >= 0, got {self.l2!r}")
+        q, steps = self._sampling(n)
+        epochs = int(self.epochs)
+        steps_per_epoch = steps // epochs
+        sigma, sigma_count = self._noise_multipliers(q, steps)
+        if sigma > 0 and not np.isfinite(clip):
+            raise ValueError("clip_norm must be finite when noise is added (the noise std is noise_multiplier·clip_norm)")
+        if self.learning_rate is None:
+            lr = 1.0 / math.sqrt(steps)
+        else:
+            lr = check_positive(self.learning_rate, "learning_rate")
+
+        if self._rule == "fixed" or groups is None:
+            n_groups, codes = 1, None
+        else:
+            n_groups, codes = len(group_labels), groups
+        count_width = {"fixed": 0, "dpsgdf": 2 * n_groups, "naive": n_groups}[self._rule]
+        X = np.ascontiguousarray(X)
+        b = q * n
+        params = np.zeros(d + 1)
+        rates = np.full(steps_per_epoch, lr)
+        bounds = []
+        for _ in range(epochs):
+            rows, offsets = poisson_batches(n, q, steps_per_epoch, rng)
+            grad_noise = rng.standard_normal((steps_per_epoch, d + 1))
+            count_noise = rng.standard_normal((steps_per_epoch, count_width)) if count_width else None
+            params, step_bounds = kernels.dpsgd_epochs(
+                X, y, params, rows, offsets, rates, grad_noise,
+                groups=codes, clip=np.full(n_groups, clip), rule=self._rule, count_noise=count_noise,
+                noise_multiplier=sigma, count_noise_multiplier=sigma_count, expected_batch_size=b, l2=l2,
+                backend=self.backend,
+            )
+            bounds.append(step_bounds)
+        if not np.all(np.isfinite(params)):
+            raise ValueError("training diverged (non-finite weights); lower learning_rate or clip_norm")
+
+        from ..accountants import dpsgd_epsilon
+
+        if sigma > 0:
+            sigma_eff = self._effective_sigma(sigma, sigma_count)
+            eps = dpsgd_epsilon(q, sigma_eff, steps, delta)
+            spent = (float(eps), delta)
+        else:
+            sigma_eff = 0.0
+            spent = (math.inf, 0.0)
+        fitted = {
+            "coef_": params[:d].copy(),
+            "intercept_": float(params[d]),
+            "privacy_spent_": spent,
+            "noise_multiplier_": sigma,
+            "effective_noise_multiplier_": sigma_eff,
+            "sample_rate_": q,
+            "n_steps_": steps,
+            "learning_rate_": lr,
+        }
+        if self._rule != "fixed":
+            fitted["count_noise_multiplier_"] = sigma_count
+            fitted["step_bounds_"] = np.concatenate(bounds, axis=0)
+        return fitted
+
+
+class DPSGDClassifier(_DPSGDBase):
+    """DP-SGD logistic regression (Abadi et al. 2016; thesis ch. 3.1.6, Algorithm 1) with Poisson sampling.
+
+    Step t: sample each record with probability q (``sample_rate``, or q = ``batch_size``/n); clip every
+    per-example gradient to L2 norm C = ``clip_norm``; add N(0, σ²C²·I) to the sum; divide by the expected batch
+    size q·n; add l2·w; step with ``learning_rate`` (default 1/√T, T = epochs·round(1/q) steps).
+    Privacy: add/remove-one neighbours; T Poisson-subsampled Gaussian steps, ε from the RDP accountant at
+    ``delta`` (``privacy_spent_``). With ``target_epsilon``, σ is the smallest noise multiplier reaching it
+    (``accountants.noise_multiplier_for``) and ``noise_multiplier`` is ignored. noise_multiplier = 0 trains
+    non-privately (``privacy_spent_ = (inf, 0)``). ``sensitive_features`` are accepted and unused.
+    """
+
+    def __init__(
+        self,
+        *,
+        noise_multiplier: float = 1.0,
+        target_epsilon: Optional[float] = None,
+        delta: float = 1e-5,
+        clip_norm: float = 1.0,
+        batch_size: Optional[int] = 256,
+        sample_rate: Optional[float] = None,
+        epochs: int = 20,
+        learning_rate: Optional[float] = None,
+        l2: float = 0.0,
+        backend: str = "native",
+        random_state=None,
+        n_threads: Optional[int] = None,
+    ):
+        self.noise_multiplier = noise_multiplier
+        self.target_epsilon = target_epsilon
+        self.delta = delta
+        self.clip_norm = clip_norm
+        self.batch_size = batch_size
+        self.sample_rate = sample_rate
+        self.epochs = epochs
+        self.learning_rate = learning_rate
+        self.l2 = l2
+        self.backend = backend
+        self.random_state = random_state
+        self.n_threads = n_threads
+
+    def _noise_multipliers(self, q, steps):
+        if self.target_epsilon is not None:
+            from ..accountants import noise_multiplier_for
+
+            eps = check_epsilon(self.target_epsilon, "target_epsilon")
+            return float(noise_multiplier_for(eps, check_delta(self.delta, "delta"), q, steps)), 0.0
+        sigma = float(self.noise_multiplier)
+        if not np.isfinite(sigma) or sigma < 0:
+            raise ValueError(f"noise_multiplier must be a finite number >= 0 (0: non-private), got {self.noise_multiplier!r}")
+        return sigma, 0.0
+
+
+class _GroupAwareDPSGD(_DPSGDBase):
+    """Shared parameters of DPSGD-F and Naïve: σ₂ (gradient) and σ₁ (noisy per-group counts, default 10·σ₂)."""
+
+    requires_sensitive_features = True
+
+    def __init__(
+        self,
+        *,
+        noise_multiplier: float = 1.0,
+        count_noise_multiplier: Optional[float] = None,
+        target_epsilon: Optional[float] = None,
+        delta: float = 1e-5,
+        clip_norm: float = 1.0,
+        batch_size: Optional[int] = 256,
+        sample_rate: Optional[float] = None,
+        epochs: int = 20,
+        learning_rate: Optional[float] = None,
+        l2: float = 0.0,
+        declared_groups=None,
+        backend: str = "native",
+        random_state=None,
+        n_threads: Optional[int] = None,
+    ):
+        self.noise_multiplier = noise_multiplier
+        self.count_noise_multiplier = count_noise_multiplier
+        self.target_epsilon = target_epsilon
+        self.delta = delta
+        self.clip_norm = clip_norm
+        self.batch_size = batch_size
+        self.sample_rate = sample_rate
+        self.epochs = epochs
+        self.learning_rate = learning_rate
+        self.l2 = l2
+        self.declared_groups = declared_groups
+        self.backend = backend
+        self.random_state = random_state
+        self.n_threads = n_threads
+
+    def _noise_multipliers(self, q, steps):
+        sigma1 = self.count_noise_multiplier
+        if sigma1 is not None:
+            sigma1 = check_positive(sigma1, "count_noise_multiplier")
+        if self.target_epsilon is not None:
+            from ..accountants import noise_multiplier_for
+
+            eps = check_epsilon(self.target_epsilon, "target_epsilon")
+            s_eff = float(noise_multiplier_for(eps, check_delta(self.delta, "delta"), q, steps))
+            if sigma1 is None:  # σ₁ = 10σ₂: 1/σ_eff² = (1/100 + 1)/σ₂²
+                sigma2 = s_eff * math.sqrt(1.0 + 1.0 / 100.0)
+                return sigma2, 10.0 * sigma2
+            if sigma1 <= s_eff:
+                raise ValueError(
+                    f"count_noise_multiplier={sigma1} leaves no budget for the gradients at target_epsilon="
+                    f"{eps} (needs > {s_eff:.4g}); raise it or leave it None (10x the gradient noise)"
+                )
+            return 1.0 / math.sqrt(1.0 / s_eff**2 - 1.0 / sigma1**2), sigma1
+        sigma2 = float(self.noise_multiplier)
+        if not np.isfinite(sigma2) or sigma2 < 0:
+            raise ValueError(f"noise_multiplier must be a finite number >= 0 (0: non-private), got {self.noise_multiplier!r}")
+        if sigma2 == 0:
+            return 0.0, 0.0 if sigma1 is None else sigma1
+        return sigma2, 10.0 * sigma2 if sigma1 is None else sigma1
+
+
+class DPSGDFClassifier(_GroupAwareDPSGD):
+    """DPSGD-F (thesis ch. 9, Algorithm 7): DP-SGD with per-group clip bounds set from noisy clipping counts.
+
+    Step t, K groups: m_k / o_k = batch rows of group k whose gradient norm is > / <= C0 (``clip_norm``),
+    released with N(0, σ₁²) each (σ₁ = ``count_noise_multiplier``, default 10·σ₂); b̃_k = m̃_k + õ_k, m̃ = Σ m̃_k;
+    C_k = C0·(1 + (m̃_k/b̃_k)/(m̃/b)); per-example clipping to C_{k(i)}; noise N(0, σ₂²·(max_k C_k)²) with
+    σ₂ = ``noise_multiplier``; divide by the expected batch size b = q·n.
+    Differences from the pseudo-code, for privacy (DP rules 2 and 4): Poisson sampling (the accountant's
+    assumption); b = q·n instead of the realized batch size (Algorithm 7 line 20 scales by the noisy b̃/b, we
+    divide by b as in DP-SGD); noisy counts are clamped (m̃_k, õ_k >= 0, b̃_k >= 1, m̃ >= 1; post-processing).
+    Privacy: the count histogram has L2 sensitivity 1 under add/remove (one record, one cell); counts and
+    gradient share a batch, so each step is one Poisson-subsampled Gaussian with σ_eff = (σ₁⁻² + σ₂⁻²)^(-1/2),
+    composed over the T steps (``effective_noise_multiplier_``). With ``target_epsilon``, σ_eff is calibrated and
+    σ₂ derived (σ₁ = 10σ₂ unless given). The group set is public: ``declared_groups`` or, if None, the labels seen
+    in ``sensitive_features`` (declare them when the label set itself is private). ``step_bounds_`` (T, K) holds
+    the C_k used at every step.
+    """
+
+    _rule = "dpsgdf"
+
+
+class NaiveReweightedDPSGDClassifier(_GroupAwareDPSGD):
+    """Naïve reweighting (thesis ch. 9, Algorithm 8): DP-SGD with group weights from noisy batch group sizes.
+
+    Step t: b̃_k = b_k + N(0, σ₁²) (b_k = batch rows of group k; clamped to >= 1); θ_k = (b/K)/b̃_k; every clipped
+    gradient (bound C0 = ``clip_norm``) of group k is multiplied by θ_k; noise N(0, σ₂²·(C0·max_k θ_k)²); divide
+    by the expected batch size b = q·n. Privacy as :class:`DPSGDFClassifier` (histogram of K counts, L2
+    sensitivity 1, same batch, σ_eff = (σ₁⁻² + σ₂⁻²)^(-1/2)). ``step_bounds_`` (T, K) holds θ_k·C0 per step.
+    """
+
+    _rule = "naive"

@@ -1,0 +1,168 @@
+"""DPSGDClassifier, DPSGDFClassifier, NaiveReweightedDPSGDClassifier: accounting, equivalences, errors, Adult."""
+
+import math
+
+import numpy as np
+import pytest
+
+from dpfair_native import kernels
+from dpfair_native.accountants import dpsgd_epsilon
+from dpfair_native.models.dpsgd import (
+    DPSGDClassifier,
+    DPSGDFClassifier,
+    NaiveReweightedDPSGDClassifier,
+    poisson_batches,
+)
+
+BACKENDS = ["numpy", pytest.param("native", marks=pytest.mark.skipif(not kernels.native_available(), reason="no build"))]
+
+
+def _data(n=600, d=5, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(0, 1, size=(n, d))
+    s = (rng.uniform(size=n) < 0.3).astype(np.int64)
+    y = (X @ rng.normal(size=d) + 0.8 * s + 0.3 * rng.normal(size=n) > 0.2).astype(np.int64)
+    return X, y, s
+
+
+def test_privacy_spent_equals_a_direct_accountant_call():
+    X, y, _ = _data()
+    m = DPSGDClassifier(noise_multiplier=1.3, batch_size=60, epochs=3, delta=1e-5, random_state=0).fit(X, y)
+    q, steps = 60 / 600, 3 * 10
+    assert (m.sample_rate_, m.n_steps_) == (q, steps)
+    assert m.privacy_spent_ == (dpsgd_epsilon(q, 1.3, steps, 1e-5), 1e-5)
+    # and the published accountant agrees (Poisson-sampled Gaussian, add/remove, RDP)
+    dp_accounting = pytest.importorskip("dp_accounting")
+    acct = dp_accounting.rdp.RdpAccountant()
+    acct.compose(dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(1.3)), steps)
+    assert m.privacy_spent_[0] == pytest.approx(acct.get_epsilon(1e-5), rel=1e-6)
+
+
+def test_target_epsilon_calibrates_sigma():
+    X, y, _ = _data()
+    m = DPSGDClassifier(target_epsilon=0.8, delta=1e-5, batch_size=60, epochs=2, random_state=0).fit(X, y)
+    eps = m.privacy_spent_[0]
+    assert eps <= 0.8 and eps > 0.79
+    assert eps == dpsgd_epsilon(m.sample_rate_, m.noise_multiplier_, m.n_steps_, 1e-5)
+
+
+@pytest.mark.parametrize("cls", [DPSGDFClassifier, NaiveReweightedDPSGDClassifier])
+def test_group_variants_charge_their_count_releases(cls):
+    X, y, s = _data()
+    kw = dict(noise_multiplier=1.0, batch_size=60, epochs=3, delta=1e-6, random_state=0)
+    base = DPSGDClassifier(**kw).fit(X, y)
+    m = cls(**kw).fit(X, y, sensitive_features=s)
+    assert m.n_steps_ == base.n_steps_ and m.count_noise_multiplier_ == 10.0
+    assert m.privacy_spent_[0] > base.privacy_spent_[0]
+    sigma_eff = 1 / math.sqrt(1 / 10.0**2 + 1 / 1.0**2)
+    assert m.privacy_spent_[0] == dpsgd_epsilon(0.1, sigma_eff, 30, 1e-6)
+    # a louder count release costs less
+    louder = cls(count_noise_multiplier=100.0, **kw).fit(X, y, sensitive_features=s)
+    assert base.privacy_spent_[0] < louder.privacy_spent_[0] < m.privacy_spent_[0]
+
+
+@pytest.mark.parametrize("cls", [DPSGDFClassifier, NaiveReweightedDPSGDClassifier])
+def test_group_variants_meet_target_epsilon_with_sigma1_ten_times_sigma2(cls):
+    X, y, s = _data()
+    m = cls(target_epsilon=2.0, delta=1e-5, batch_size=60, epochs=2, random_state=0).fit(X, y, sensitive_features=s)
+    assert m.count_noise_multiplier_ == pytest.approx(10 * m.noise_multiplier_)
+    assert 1.99 < m.privacy_spent_[0] <= 2.0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_sigma_zero_infinite_clip_is_plain_minibatch_sgd_from_the_same_seed(backend):
+    X, y, _ = _data(n=300)
+    lr, l2, epochs, b = 0.8, 0.01, 3, 30
+    m = DPSGDClassifier(noise_multiplier=0.0, clip_norm=np.inf, learning_rate=lr, l2=l2, epochs=epochs,
+                        batch_size=b, random_state=42, backend=backend).fit(X, y)
+    assert m.privacy_spent_ == (math.inf, 0.0)
+    rng = np.random.default_rng(42)
+    n, d = X.shape
+    w, c = np.zeros(d), 0.0
+    for _ in range(epochs):  # the estimator's draw order: batches, then the (here unused) gradient noise
+        rows, offsets = poisson_batches(n, b / n, 10, rng)
+        rng.standard_normal((10, d + 1))
+        for t in range(10):
+            B = rows[offsets[t]:offsets[t + 1]]
+            r = 1 / (1 + np.exp(-(X[B] @ w + c))) - y[B]
+            w, c = w - lr * (X[B].T @ r / b + l2 * w), c - lr * r.sum() / b
+    np.testing.assert_allclose(m.coef_, w, rtol=1e-10, atol=1e-12)
+    assert m.intercept_ == pytest.approx(c, rel=1e-10, abs=1e-12)
+
+
+@pytest.mark.skipif(not kernels.native_available(), reason="no build")
+@pytest.mark.parametrize("cls", [DPSGDClassifier, DPSGDFClassifier, NaiveReweightedDPSGDClassifier])
+def test_native_and_numpy_backends_fit_the_same_model(cls):
+    X, y, s = _data()
+    kw = dict(noise_multiplier=1.0, clip_norm=0.5, batch_size=50, epochs=2, l2=0.01, random_state=3)
+    a = cls(backend="native", **kw).fit(X, y, sensitive_features=s)
+    b = cls(backend="numpy", **kw).fit(X, y, sensitive_features=s)
+    np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-9, atol=1e-11)
+    assert a.privacy_spent_ == b.privacy_spent_
+
+
+def test_same_seed_same_model_and_clone():
+    X, y, s = _data()
+    a = DPSGDFClassifier(batch_size=50, epochs=2, random_state=7).fit(X, y, sensitive_features=s)
+    b = DPSGDFClassifier(batch_size=50, epochs=2, random_state=7).fit(X, y, sensitive_features=s)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    assert a.step_bounds_.shape == (a.n_steps_, 2)
+    sklearn = pytest.importorskip("sklearn")
+    c = sklearn.base.clone(a).fit(X, y, sensitive_features=s)
+    np.testing.assert_array_equal(a.coef_, c.coef_)
+
+
+def test_declared_groups_fix_the_number_of_groups():
+    X, y, s = _data()
+    m = DPSGDFClassifier(batch_size=50, epochs=1, declared_groups=[0, 1, 2], random_state=0)
+    m.fit(X, y, sensitive_features=s)
+    assert m.step_bounds_.shape[1] == 3 and list(m.groups_) == [0, 1, 2]
+    with pytest.raises(ValueError, match="declared"):
+        DPSGDFClassifier(declared_groups=[0]).fit(X, y, sensitive_features=s)
+
+
+@pytest.mark.parametrize(
+    "cls, kw, match",
+    [
+        (DPSGDClassifier, dict(batch_size=10_000), "batch_size"),
+        (DPSGDClassifier, dict(batch_size=0), "batch_size"),
+        (DPSGDClassifier, dict(batch_size=None), "batch_size"),
+        (DPSGDClassifier, dict(sample_rate=1.5), "sample_rate"),
+        (DPSGDClassifier, dict(epochs=0), "epochs"),
+        (DPSGDClassifier, dict(clip_norm=0.0), "clip_norm"),
+        (DPSGDClassifier, dict(clip_norm=np.inf), "clip_norm"),
+        (DPSGDClassifier, dict(noise_multiplier=-1.0), "noise_multiplier"),
+        (DPSGDClassifier, dict(target_epsilon=0.0), "target_epsilon"),
+        (DPSGDClassifier, dict(delta=1.0), "delta"),
+        (DPSGDClassifier, dict(l2=-1.0), "l2"),
+        (DPSGDClassifier, dict(learning_rate=0.0), "learning_rate"),
+        (DPSGDClassifier, dict(backend="gpu"), "backend"),
+        (DPSGDFClassifier, dict(count_noise_multiplier=0.0), "count_noise_multiplier"),
+        (DPSGDFClassifier, dict(target_epsilon=1.0, count_noise_multiplier=0.1), "count_noise_multiplier"),
+    ],
+)
+def test_bad_parameters_raise_value_error(cls, kw, match):
+    X, y, s = _data(n=100)
+    model = cls(**{"batch_size": 20, "epochs": 1, **kw})
+    with pytest.raises(ValueError, match=match):
+        model.fit(X, y, sensitive_features=s)
+    assert not hasattr(model, "coef_")
+
+
+def test_group_variants_require_sensitive_features():
+    X, y, _ = _data(n=100)
+    with pytest.raises(ValueError, match="sensitive_features"):
+        DPSGDFClassifier().fit(X, y)
+
+
+def test_adult_accuracy_at_epsilon_one():
+    datasets = pytest.importorskip("dpfair_native.datasets")
+    ds = datasets.load_adult()
+    X_tr, X_te, y_tr, y_te = datasets.train_test_split(ds.X, ds.y, test_size=0.2, random_state=0)
+    accs = []
+    for seed in range(3):
+        m = DPSGDClassifier(target_epsilon=1.0, delta=1e-5, clip_norm=1.0, batch_size=256, epochs=20,
+                            learning_rate=2.0, random_state=seed).fit(X_tr, y_tr)
+        assert m.privacy_spent_[0] <= 1.0
+        accs.append(m.score(X_te, y_te))
+    assert min(accs) >= 0.82, accs
