@@ -1,4 +1,5 @@
-// clip_group_gradients: one pass over the batch rows, three short sweeps over each row (z, ‖g‖², scaled sum).
+// clip_group_gradients: one pass over the batch rows; per row one sweep for x·w and ‖x‖² (plus one for ‖g‖² when
+// l2 > 0), then one to add the scaled gradient to its group's sum.
 #include "dpfair/clipgrad.hpp"
 
 #include <algorithm>
@@ -14,15 +15,39 @@ namespace {
 // Batch elements (rows · d) below which a single thread is used.
 constexpr std::ptrdiff_t kMinElementsPerThread = 200000;
 
-template <class T>
-void accumulate_batch(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::ptrdiff_t rs, std::ptrdiff_t cs,
-                      const double* y, const double* w, double bias, const std::int64_t* rows,
-                      std::ptrdiff_t begin, std::ptrdiff_t end, const std::int64_t* groups, const double* clip,
-                      std::ptrdiff_t n_groups, double threshold, double l2, double* sums, std::int64_t* n_above,
-                      std::int64_t* n_below) {
+// Logistic function without overflow: exp of a non-positive argument only. Equal to the reference's
+// ½(1 + tanh(z/2)) up to rounding, and about twice as fast as tanh.
+inline double sigmoid(double z) {
+  if (z >= 0.0) return 1.0 / (1.0 + std::exp(-z));
+  const double e = std::exp(z);
+  return e / (1.0 + e);
+}
+
+// Rows ahead whose cache lines are prefetched (batch rows are usually scattered over X).
+constexpr std::ptrdiff_t kPrefetchDistance = 4;
+
+// Stride is the compile-time constant 1 when Unit (so the loops vectorize), else cs.
+template <bool Unit, class T>
+void accumulate_batch_impl(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::ptrdiff_t rs, std::ptrdiff_t cs_arg,
+                           const double* y, const double* w, double bias, const std::int64_t* rows,
+                           std::ptrdiff_t begin, std::ptrdiff_t end, const std::int64_t* groups, const double* clip,
+                           std::ptrdiff_t n_groups, double threshold, double l2, double* sums,
+                           std::int64_t* n_above, std::int64_t* n_below) {
+  const std::ptrdiff_t cs = Unit ? 1 : cs_arg;
   const bool own_bound = std::isnan(threshold);
   const std::ptrdiff_t width = d + 1;
+  const std::ptrdiff_t d4 = d - d % 4;
   for (std::ptrdiff_t t = begin; t < end; ++t) {
+#if defined(__GNUC__)
+    if (Unit && t + kPrefetchDistance < end) {
+      const std::int64_t ahead = rows[t + kPrefetchDistance];
+      if (ahead >= 0 && ahead < n) {
+        const char* p = reinterpret_cast<const char*>(X + ahead * rs);
+        const std::ptrdiff_t bytes = d * static_cast<std::ptrdiff_t>(sizeof(T));
+        for (std::ptrdiff_t off = 0; off < bytes; off += 64) __builtin_prefetch(p + off);
+      }
+    }
+#endif
     const std::int64_t i = rows[t];
     if (i < 0 || i >= n) throw std::invalid_argument("rows must index X's rows (0 .. n-1)");
     const std::int64_t k = groups[i];
@@ -31,20 +56,55 @@ void accumulate_batch(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::ptrdi
     if (!std::isfinite(yi)) throw std::invalid_argument("y contains NaN or infinity");
     const T* x = X + i * rs;
 
-    double z = bias;
-    for (std::ptrdiff_t j = 0; j < d; ++j) z += static_cast<double>(x[j * cs]) * w[j];
-    const double r = 0.5 * (1.0 + std::tanh(0.5 * z)) - yi;
-
-    double sq = r * r;
-    double probe = 0.0;  // x*0 summed: NaN iff the row holds NaN/inf
-    for (std::ptrdiff_t j = 0; j < d; ++j) {
-      const double xj = static_cast<double>(x[j * cs]);
-      const double gj = r * xj + l2 * w[j];
-      sq += gj * gj;
-      probe += xj * 0.0;
+    // x·w and ‖x‖², with four partial sums each to break the addition latency chain.
+    double xw0 = 0.0, xw1 = 0.0, xw2 = 0.0, xw3 = 0.0, xx0 = 0.0, xx1 = 0.0, xx2 = 0.0, xx3 = 0.0;
+    std::ptrdiff_t j = 0;
+    for (; j < d4; j += 4) {
+      const double x0 = static_cast<double>(x[j * cs]), x1 = static_cast<double>(x[(j + 1) * cs]);
+      const double x2 = static_cast<double>(x[(j + 2) * cs]), x3 = static_cast<double>(x[(j + 3) * cs]);
+      xw0 += x0 * w[j];
+      xw1 += x1 * w[j + 1];
+      xw2 += x2 * w[j + 2];
+      xw3 += x3 * w[j + 3];
+      xx0 += x0 * x0;
+      xx1 += x1 * x1;
+      xx2 += x2 * x2;
+      xx3 += x3 * x3;
     }
-    if (!(probe == 0.0)) {
-      throw std::invalid_argument("X contains NaN or infinity; remove or impute those values first");
+    for (; j < d; ++j) {
+      const double xj = static_cast<double>(x[j * cs]);
+      xw0 += xj * w[j];
+      xx0 += xj * xj;
+    }
+    const double xx = (xx0 + xx1) + (xx2 + xx3);
+    if (!std::isfinite(xx)) {  // NaN/inf in the row, or (rarely) |x| > ~1e154 overflowing the square
+      for (j = 0; j < d; ++j) {
+        if (!std::isfinite(static_cast<double>(x[j * cs]))) {
+          throw std::invalid_argument("X contains NaN or infinity; remove or impute those values first");
+        }
+      }
+    }
+    const double z = bias + ((xw0 + xw1) + (xw2 + xw3));
+    const double r = sigmoid(z) - yi;
+
+    double sq;
+    if (l2 == 0.0) {
+      sq = r * r * (xx + 1.0);  // ‖r·[x, 1]‖²
+    } else {
+      // ‖r·x + l2·w‖² summed directly: the expanded form could cancel when r·x ≈ −l2·w.
+      double acc[4] = {0.0, 0.0, 0.0, 0.0};
+      j = 0;
+      for (; j < d4; j += 4) {
+        for (int u = 0; u < 4; ++u) {
+          const double gj = r * static_cast<double>(x[(j + u) * cs]) + l2 * w[j + u];
+          acc[u] += gj * gj;
+        }
+      }
+      for (; j < d; ++j) {
+        const double gj = r * static_cast<double>(x[j * cs]) + l2 * w[j];
+        acc[0] += gj * gj;
+      }
+      sq = r * r + ((acc[0] + acc[1]) + (acc[2] + acc[3]));
     }
     const double norm = std::sqrt(sq);
     const double bound = clip[k];
@@ -56,10 +116,23 @@ void accumulate_batch(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::ptrdi
       ++n_below[k];
     }
     double* s = sums + k * width;
-    for (std::ptrdiff_t j = 0; j < d; ++j) {
-      s[j] += (r * static_cast<double>(x[j * cs]) + l2 * w[j]) * scale;
-    }
+    for (j = 0; j < d; ++j) s[j] += (r * static_cast<double>(x[j * cs]) + l2 * w[j]) * scale;
     s[d] += r * scale;
+  }
+}
+
+template <class T>
+void accumulate_batch(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::ptrdiff_t rs, std::ptrdiff_t cs,
+                      const double* y, const double* w, double bias, const std::int64_t* rows,
+                      std::ptrdiff_t begin, std::ptrdiff_t end, const std::int64_t* groups, const double* clip,
+                      std::ptrdiff_t n_groups, double threshold, double l2, double* sums, std::int64_t* n_above,
+                      std::int64_t* n_below) {
+  if (cs == 1 || d <= 1) {
+    accumulate_batch_impl<true>(X, n, d, rs, cs, y, w, bias, rows, begin, end, groups, clip, n_groups, threshold,
+                                l2, sums, n_above, n_below);
+  } else {
+    accumulate_batch_impl<false>(X, n, d, rs, cs, y, w, bias, rows, begin, end, groups, clip, n_groups, threshold,
+                                 l2, sums, n_above, n_below);
   }
 }
 

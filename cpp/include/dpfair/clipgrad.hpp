@@ -9,7 +9,7 @@ namespace dpfair {
 // X (n, d) is a pointer plus element strides (any sign, any layout), float or double; y (n,) labels (finite,
 // normally in {0, 1}); w (d,) and bias the linear model; rows (n_rows,) row indices into X (may repeat);
 // groups (n,) labels in [0, n_groups); clip (n_groups,) bounds > 0 (+inf: no clipping).
-// For each batch row i with k = groups[i], z = x_iᵀw + bias, r = σ(z) − y_i (σ(z) = ½(1 + tanh(z/2))):
+// For each batch row i with k = groups[i], z = x_iᵀw + bias, r = σ(z) − y_i (σ the logistic function):
 //   g_i = r·[x_i, 1] + l2·[w, 0]                    (gradient w.r.t. (w, bias), length d + 1)
 //   sums[k * (d+1) + :] += g_i · min(1, clip[k] / ‖g_i‖₂)
 //   n_above[k] += ‖g_i‖₂ > t,  n_below[k] += ‖g_i‖₂ <= t   with t = threshold, or clip[k] if threshold is NaN.
