@@ -63,7 +63,7 @@ def _as_1d(values, name: str, n: int | None = None) -> np.ndarray:
         values = values.to_numpy()
     arr = np.asarray(values)
     if arr.ndim != 1:
-        raise ValueError(f"{name} must be 1-D (one value per sample), got shape {arr.shape}; use .ravel() if it is a column")
+        raise ValueError(f"{name} must be 1-D (one value per sample), got shape {arr.shape}; ravel a column first")
     if arr.shape[0] == 0:
         raise ValueError(f"{name} is empty; pass at least one sample")
     if n is not None and arr.shape[0] != n:
@@ -98,7 +98,7 @@ def _check_binary(arrays: Dict[str, np.ndarray]) -> np.ndarray:
     values = np.unique(np.concatenate(distinct))
     if values.shape[0] > 2:
         names = " and ".join(arrays)
-        raise ValueError(f"{names} together use more than two labels {values[:5]}; they must share one binary label set")
+        raise ValueError(f"{names} together use more than two labels {values[:5]}; they must share one label pair")
     return values
 
 
@@ -106,7 +106,7 @@ def _positive(arrays: Dict[str, np.ndarray], pos_label) -> Tuple[np.ndarray, ...
     """Binary check plus pos_label membership (as fairlearn: needed only when two labels occur) -> bool masks."""
     values = _check_binary(arrays)
     if values.shape[0] == 2 and not np.any(values == pos_label):
-        raise ValueError(f"pos_label={pos_label!r} is not one of the labels {values.tolist()}; pass pos_label=<positive label>")
+        raise ValueError(f"pos_label={pos_label!r} is not one of the labels {values.tolist()}; pass the positive one")
     return tuple(arr == pos_label for arr in arrays.values())
 
 
@@ -312,7 +312,8 @@ def demographic_parity_difference(
 ) -> float:
     """max_a P(ŷ=1 | A=a) − min_a P(ŷ=1 | A=a); for two groups the papers' risk difference |RD|."""
     _check_method(method)
-    return _difference(*_selection(_prepare(y_true, y_pred, sensitive_features, sample_weight, pos_label, pred_only=True)), method)
+    p = _prepare(y_true, y_pred, sensitive_features, sample_weight, pos_label, pred_only=True)
+    return _difference(*_selection(p), method)
 
 
 def demographic_parity_ratio(
@@ -320,7 +321,8 @@ def demographic_parity_ratio(
 ) -> float:
     """min_a P(ŷ=1 | A=a) / max_a P(ŷ=1 | A=a) (NaN if no group has a positive prediction)."""
     _check_method(method)
-    return _ratio(*_selection(_prepare(y_true, y_pred, sensitive_features, sample_weight, pos_label, pred_only=True)), method)
+    p = _prepare(y_true, y_pred, sensitive_features, sample_weight, pos_label, pred_only=True)
+    return _ratio(*_selection(p), method)
 
 
 def equal_opportunity_difference(
