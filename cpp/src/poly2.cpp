@@ -1,14 +1,16 @@
 // poly2_coefficients: b = Σ a_i x_i, Q = Σ c_i x_i x_iᵀ and per-group sums/counts in one pass over X.
 //
-// Rows are processed in blocks: a block is gathered into a contiguous double buffer (this absorbs any strides
-// and float32), b and the group sums are accumulated from it, then each row is scaled by sqrt|c_i| and
-// Q's lower triangle gets two symmetric rank-m updates (Eigen's syrk kernel): + for c_i > 0, − for c_i < 0.
+// Rows are processed in blocks. Each row is read once (in place for C-contiguous float64; converted into a row
+// buffer for float32/strided rows; F-like layouts gather the block down columns first), added into b and its
+// group sum, scaled by sqrt|c_i| and copied into a contiguous block buffer; then Q's lower triangle gets two
+// symmetric rank-m updates (Eigen's syrk kernel): + for c_i > 0, − for c_i < 0.
 #include "dpfair/poly2.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <Eigen/Core>
@@ -59,36 +61,39 @@ void accumulate_rows(const T* X, std::ptrdiff_t begin, std::ptrdiff_t end, std::
     }
     return;
   }
-  RowMatrix R(block, d);     // gathered rows; rows with c_i > 0 are then scaled in place and packed at the top
+  RowMatrix Pos(block, d);   // rows with c_i > 0, scaled by sqrt(c_i)
   RowMatrix Neg;             // rows with c_i < 0, scaled by sqrt(-c_i); allocated on first use
+  RowMatrix Gathered;        // F-like layouts: the block read down columns; allocated on first use
+  std::vector<double> row(static_cast<std::size_t>(d));         // one converted/strided row
   std::vector<double> probe(static_cast<std::size_t>(d), 0.0);  // x*0 summed: NaN iff X had NaN/inf
   double* bsum = out.b.data();
   double* probe_p = probe.data();
   const bool column_outer = std::abs(rs) < std::abs(cs);  // F-like layout: read down columns
+  constexpr bool kIsDouble = std::is_same<T, double>::value;
 
   for (std::ptrdiff_t i0 = begin; i0 < end; i0 += block) {
     const std::ptrdiff_t m = std::min(block, end - i0);
-    double* Rd = R.data();
     if (column_outer) {
+      if (Gathered.rows() == 0) Gathered.resize(block, d);
+      double* G = Gathered.data();
       for (std::ptrdiff_t j = 0; j < d; ++j) {
         const T* src = X + i0 * rs + j * cs;
-        for (std::ptrdiff_t r = 0; r < m; ++r) Rd[r * d + j] = static_cast<double>(src[r * rs]);
-      }
-    } else {
-      for (std::ptrdiff_t r = 0; r < m; ++r) {
-        const T* src = X + (i0 + r) * rs;
-        double* dst = Rd + r * d;
-        if (cs == 1) {
-          for (std::ptrdiff_t j = 0; j < d; ++j) dst[j] = static_cast<double>(src[j]);
-        } else {
-          for (std::ptrdiff_t j = 0; j < d; ++j) dst[j] = static_cast<double>(src[j * cs]);
-        }
+        for (std::ptrdiff_t r = 0; r < m; ++r) G[r * d + j] = static_cast<double>(src[r * rs]);
       }
     }
     std::ptrdiff_t n_pos = 0, n_neg = 0;
     for (std::ptrdiff_t r = 0; r < m; ++r) {
       const std::ptrdiff_t i = i0 + r;
-      const double* x = Rd + r * d;
+      const double* x;
+      if (column_outer) {
+        x = Gathered.data() + r * d;
+      } else if (kIsDouble && cs == 1) {
+        x = reinterpret_cast<const double*>(X + i * rs);  // used in place: no copy of X
+      } else {
+        const T* src = X + i * rs;
+        for (std::ptrdiff_t j = 0; j < d; ++j) row[static_cast<std::size_t>(j)] = static_cast<double>(src[j * cs]);
+        x = row.data();
+      }
       const double ai = a[i];
       for (std::ptrdiff_t j = 0; j < d; ++j) {
         bsum[j] += ai * x[j];
@@ -104,7 +109,7 @@ void accumulate_rows(const T* X, std::ptrdiff_t begin, std::ptrdiff_t end, std::
       const double ci = c[i];
       if (ci > 0.0) {
         const double s = std::sqrt(ci);
-        double* dst = Rd + n_pos * d;  // n_pos <= r: safe in place
+        double* dst = Pos.data() + n_pos * d;
         for (std::ptrdiff_t j = 0; j < d; ++j) dst[j] = s * x[j];
         ++n_pos;
       } else if (ci < 0.0) {
@@ -120,7 +125,7 @@ void accumulate_rows(const T* X, std::ptrdiff_t begin, std::ptrdiff_t end, std::
     if (!(flag == 0.0)) {
       throw std::invalid_argument("X contains NaN or infinity; remove or impute those values first");
     }
-    if (n_pos > 0) out.Q.selfadjointView<Eigen::Lower>().rankUpdate(R.topRows(n_pos).transpose(), 1.0);
+    if (n_pos > 0) out.Q.selfadjointView<Eigen::Lower>().rankUpdate(Pos.topRows(n_pos).transpose(), 1.0);
     if (n_neg > 0) out.Q.selfadjointView<Eigen::Lower>().rankUpdate(Neg.topRows(n_neg).transpose(), -1.0);
   }
 }
