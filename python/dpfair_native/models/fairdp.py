@@ -1,0 +1,400 @@
+"""FairDP (Tran et al., Algorithms 1–2, Theorems 1–2): per-group DP-SGD models, aggregation, weight clipping,
+a DP Monte Carlo (DP-MC) ensemble at the last step, and the fairness certificate τ.
+
+Training, K groups, T steps, θ = [w, bias], score z = θᵀ[x, 1]:
+  steps t = 1..T−1: w := w·min(1, M/‖w‖) (weight clipping, Alg. 1 line 4; the bias is not clipped); every group k
+    Poisson-samples its own rows with its public rate q_k; per-example gradients are clipped to C_k; group k's
+    sum gets N(0, σ²C_k²·I); θ_k = θ − η·Δ̃_k / m_k; θ = (1/K) Σ_k θ_k (aggregation, then propagation).
+  step T (DP-MC, Alg. 2): each group's batch is split at random into N disjoint micro-batches; micro-batch j of
+    group k gets its own N(0, σ²C_k²·I) and θ_{k,j} = θ^{T−1} − η·Δ̃_{k,j} / (m_k/N); θ_j = (1/K) Σ_k θ_{k,j}.
+  Prediction averages the N scores; for a linear model that is the score of the mean member, so
+  ``coef_``/``intercept_`` are the member means and ``ensemble_coef_``/``ensemble_intercept_`` hold the N members.
+
+m_k is the *expected* batch size q_k·n_k, never the realized |B_k| (DP rule 2): n_k comes from ``group_sizes``
+(public) or, when that is None, from one Gaussian release of the group-count histogram, ñ_k = n_k + σ_c·N(0,1)
+(σ_c = ``count_noise_multiplier``), charged to the budget. Every step runs on the native DP-SGD loop
+(:func:`dpfair_native.kernels.dpsgd_epochs`, rule "fixed", noise "per_group", group weights a_k = b/(K·m_k)):
+its single N(0, σ²·Σ_k a_k²C_k²) draw has the law of the sum of the K independent per-group releases.
+
+Privacy (Theorem 1), add/remove-one neighbours: a record belongs to exactly one group, so a neighbour changes one
+group's Poisson-subsampled Gaussian release per step (parallel composition across groups); given the past, the
+other groups' releases have the same law. Over T steps that is T·max_k RDP_subsampled(q_k, σ) = T·RDP(max_k q_k, σ)
+(the RDP is increasing in q). The DP-MC step is one of the T: micro-batch labels are drawn independently of the
+data, and given the labels the micro-batches are disjoint parts of one Poisson sample (parallel composition
+again). The noisy counts add one Gaussian mechanism with L2 sensitivity 1. ``privacy_spent_`` is the RDP
+accountant's ε at ``delta``.
+
+Certificate (Theorem 2): τ <= erf((M_θ + η·C̄)/(σ₀√2)), σ₀ = (ησ/K)·sqrt(Σ_k C_k²/m_k²), C̄ = (1/K) Σ_k C_k —
+for equal C_k this is the paper's erf((MK + ηC)/(Kσ₀√2)), σ₀ = (ησC/K)·sqrt(Σ_k 1/m_k²). Under Poisson sampling the
+theorem's batch size m_k becomes the expected size q_k·n_k (the normalisation actually used); the mean-shift term
+ηC̄ then holds up to the batch-size fluctuation |B_k|/m_k = 1 ± O(m_k^-1/2). M_θ = sqrt(M² + b²) with b the bias
+entering step T, because the loop clips w but not the bias and the score is θᵀ[x, 1]; b is a post-processing of
+the DP releases. The ensemble mean has noise std √N·σ₀ >= σ₀, so the σ₀ form is the conservative one; both are
+reported.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+import numpy as np
+
+from .. import kernels
+from .._validation import check_delta, check_epsilon, check_positive, check_sensitive_features, check_X
+from ._base import DPClassifierBase
+from .dpsgd import poisson_batches
+
+__all__ = [
+    "FairDPClassifier",
+    "FairDPCertificate",
+    "fairdp_certificate_bound",
+    "group_poisson_batches",
+    "split_microbatches",
+]
+
+
+def fairdp_certificate_bound(weight_bound, learning_rate, clip, noise_multiplier, batch_sizes) -> Tuple[float, float]:
+    """Theorem 2: (τ, σ₀) with τ = erf((M + η·mean_k C_k)/(σ₀√2)), σ₀ = (ησ/K)·sqrt(Σ_k C_k²/m_k²).
+
+    weight_bound M >= 0; learning_rate η > 0; clip C (scalar or (K,)); noise_multiplier σ >= 0 (0 gives τ = 1);
+    batch_sizes m_k (K,) > 0, the expected per-group batch sizes.
+    """
+    m = np.atleast_1d(np.asarray(batch_sizes, dtype=np.float64))
+    K = m.shape[0]
+    C = np.broadcast_to(np.asarray(clip, dtype=np.float64), (K,))
+    if K < 1 or np.any(~np.isfinite(m)) or np.any(m <= 0):
+        raise ValueError(f"batch_sizes must be positive finite numbers, got {m.tolist()}")
+    if np.any(~np.isfinite(C)) or np.any(C <= 0):
+        raise ValueError(f"clip must hold positive finite bounds, got {C.tolist()}")
+    M = float(weight_bound)
+    if not np.isfinite(M) or M < 0:
+        raise ValueError(f"weight_bound must be a finite number >= 0, got {weight_bound!r}")
+    eta = check_positive(learning_rate, "learning_rate")
+    sigma = float(noise_multiplier)
+    if not np.isfinite(sigma) or sigma < 0:
+        raise ValueError(f"noise_multiplier must be a finite number >= 0, got {noise_multiplier!r}")
+    sigma0 = eta * sigma / K * math.sqrt(float(np.sum(C**2 / m**2)))
+    if sigma0 == 0.0:
+        return 1.0, 0.0
+    return math.erf((M + eta * float(C.mean())) / (sigma0 * math.sqrt(2.0))), sigma0
+
+
+def group_poisson_batches(groups, sample_rates, n_steps: int, rng: np.random.Generator):
+    """Per-group Poisson sampling: row i of group k enters each of the ``n_steps`` batches independently with
+    probability sample_rates[k]. Returns (batch_rows, batch_offsets) as :func:`poisson_batches` does."""
+    groups = np.asarray(groups, dtype=np.int64)
+    all_rows, all_steps = [], []
+    for k, q in enumerate(sample_rates):
+        idx = np.flatnonzero(groups == k)
+        rows, offsets = poisson_batches(idx.shape[0], float(q), n_steps, rng, rows=idx)
+        all_rows.append(rows)
+        all_steps.append(np.repeat(np.arange(n_steps, dtype=np.int64), np.diff(offsets)))
+    rows = np.concatenate(all_rows)
+    steps = np.concatenate(all_steps)
+    order = np.argsort(steps, kind="stable")
+    offsets = np.searchsorted(steps[order], np.arange(n_steps + 1), side="left").astype(np.int64)
+    return rows[order], offsets
+
+
+def split_microbatches(batch_rows, n_micro: int, rng: np.random.Generator):
+    """Random partition of a batch into ``n_micro`` disjoint micro-batches that cover it (Alg. 2 line 5).
+
+    Each row gets a uniform label in 0..N−1, drawn independently of the data. Returns (rows, offsets):
+    micro-batch j is rows[offsets[j]:offsets[j+1]].
+    """
+    batch_rows = np.asarray(batch_rows, dtype=np.int64)
+    labels = rng.integers(n_micro, size=batch_rows.shape[0])
+    order = np.argsort(labels, kind="stable")
+    offsets = np.concatenate([[0], np.cumsum(np.bincount(labels, minlength=n_micro))]).astype(np.int64)
+    return batch_rows[order], offsets
+
+
+@dataclass(frozen=True)
+class FairDPCertificate:
+    """Theorem 2's bound and, when data were given, the DP-MC estimate of the group gap.
+
+    tau: erf((M_θ + ηC̄)/(σ₀√2)); tau_ensemble: the same with the ensemble mean's std √N·σ₀ (tighter).
+    group_rates: P̂(ŷ=1 | group, event) = mean over the N members of each member's positive rate in the group;
+    tau_empirical = max − min of group_rates; tau_empirical_upper adds Hoeffding half-widths
+    sqrt(ln(2K/α)/(2 n_k)) (confidence 1 − α, n_k rows of group k passed in); mc_error = max_k of the standard
+    error of the member mean. Computed on whatever data you pass: on the private training data these numbers are
+    NOT differentially private (use held-out data, or add noise and charge it).
+    """
+
+    tau: float
+    tau_ensemble: float
+    sigma0: float
+    weight_norm_bound: float
+    learning_rate: float
+    n_models: int
+    groups: Optional[np.ndarray] = None
+    member_rates: Optional[np.ndarray] = None
+    group_rates: Optional[np.ndarray] = None
+    tau_empirical: Optional[float] = None
+    tau_empirical_upper: Optional[float] = None
+    mc_error: Optional[float] = None
+
+
+def _check_count(value, name: str) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def _per_group(value, K: int, name: str, *, upper: Optional[float] = None) -> np.ndarray:
+    arr = np.atleast_1d(np.asarray(value, dtype=np.float64))
+    if arr.ndim != 1 or arr.shape[0] not in (1, K):
+        raise ValueError(f"{name} must be a number or one value per group ({K}), got {value!r}")
+    arr = np.broadcast_to(arr, (K,)).copy()
+    if np.any(~np.isfinite(arr)) or np.any(arr <= 0) or (upper is not None and np.any(arr > upper)):
+        rng = f"(0, {upper}]" if upper is not None else "> 0 and finite"
+        raise ValueError(f"{name} must lie in {rng} for every group, got {arr.tolist()}")
+    return arr
+
+
+def _fairdp_rdp(q_max: float, sigma: float, steps: int, count_sigma: Optional[float], orders):
+    from ..accountants import rdp_gaussian, rdp_subsampled_gaussian
+
+    rdp = steps * rdp_subsampled_gaussian(q_max, sigma, orders)
+    if count_sigma is not None:
+        rdp = rdp + rdp_gaussian(count_sigma, orders)
+    return rdp
+
+
+def _calibrate_sigma(target: float, delta: float, q_max: float, steps: int, count_sigma: Optional[float]) -> float:
+    """Smallest σ (to 1e-4) whose total ε (T subsampled steps + the optional count release) is <= target."""
+    from ..accountants import DEFAULT_RDP_ORDERS, noise_multiplier_for, rdp_to_epsilon
+
+    if count_sigma is None:
+        return float(noise_multiplier_for(target, delta, q_max, steps))
+    orders = np.asarray(DEFAULT_RDP_ORDERS)
+
+    def eps_of(sigma: float) -> float:
+        return rdp_to_epsilon(orders, _fairdp_rdp(q_max, sigma, steps, count_sigma, orders), delta)[0]
+
+    if eps_of(1e8) > target:
+        raise ValueError(
+            f"target_epsilon={target} is used up by the group-count release alone (count_noise_multiplier="
+            f"{count_sigma}); raise count_noise_multiplier or declare public group_sizes"
+        )
+    lo, hi = 0.0, 1.0
+    while eps_of(hi) > target:
+        lo, hi = hi, 2.0 * hi
+    while hi - lo > 1e-4:
+        mid = 0.5 * (lo + hi)
+        lo, hi = (lo, mid) if eps_of(mid) <= target else (mid, hi)
+    return hi
+
+
+class FairDPClassifier(DPClassifierBase):
+    """FairDP logistic regression (module docstring): per-group DP-SGD, aggregation, ‖w‖ <= M, DP-MC ensemble.
+
+    Parameters: ``noise_multiplier`` σ (or ``target_epsilon`` to calibrate it; then noise_multiplier is ignored);
+    ``delta``; ``clip_norm`` C (number or one per group); ``weight_bound`` M; ``sample_rate`` q (number or one per
+    group; public); ``epochs`` (T = epochs·round(1/max_k q_k) steps, the last one the DP-MC step);
+    ``learning_rate`` η (default 1/√T); ``n_models`` N; ``group_sizes`` (public n_k, one per group) or None to
+    release noisy counts with ``count_noise_multiplier`` σ_c; ``declared_groups`` (public group labels; else the
+    labels seen in sensitive_features); ``backend``, ``random_state``, ``n_threads``.
+
+    Fitted: coef_, intercept_ (ensemble mean), ensemble_coef_ (N, d), ensemble_intercept_ (N,), privacy_spent_,
+    noise_multiplier_, sample_rates_ (K,), expected_batch_sizes_ (K,), n_steps_, learning_rate_,
+    group_size_estimates_ (public or noisy n_k), step_bounds_ (T−1, K) sensitivities a_k·C_k of the training steps.
+    """
+
+    requires_sensitive_features = True
+
+    def __init__(
+        self,
+        *,
+        noise_multiplier: float = 1.0,
+        target_epsilon: Optional[float] = None,
+        delta: float = 1e-5,
+        clip_norm=1.0,
+        weight_bound: float = 1.0,
+        sample_rate=0.01,
+        epochs: int = 5,
+        learning_rate: Optional[float] = None,
+        n_models: int = 10,
+        group_sizes=None,
+        count_noise_multiplier: float = 10.0,
+        declared_groups=None,
+        backend: str = "native",
+        random_state=None,
+        n_threads: Optional[int] = None,
+    ):
+        self.noise_multiplier = noise_multiplier
+        self.target_epsilon = target_epsilon
+        self.delta = delta
+        self.clip_norm = clip_norm
+        self.weight_bound = weight_bound
+        self.sample_rate = sample_rate
+        self.epochs = epochs
+        self.learning_rate = learning_rate
+        self.n_models = n_models
+        self.group_sizes = group_sizes
+        self.count_noise_multiplier = count_noise_multiplier
+        self.declared_groups = declared_groups
+        self.backend = backend
+        self.random_state = random_state
+        self.n_threads = n_threads
+
+    # -- fit -----------------------------------------------------------------------------------------------
+    def _fit(self, X, y, groups, group_labels, rng):
+        n, d = X.shape
+        K = group_labels.shape[0]
+        delta = check_delta(self.delta, "delta")
+        C = _per_group(self.clip_norm, K, "clip_norm")
+        M = check_positive(self.weight_bound, "weight_bound")
+        q = _per_group(self.sample_rate, K, "sample_rate", upper=1.0)
+        epochs = _check_count(self.epochs, "epochs")
+        N = _check_count(self.n_models, "n_models")
+        if self.backend not in ("native", "numpy"):
+            raise ValueError(f"backend must be 'native' or 'numpy', got {self.backend!r}")
+        steps = epochs * max(1, int(round(1.0 / float(q.max()))))
+
+        count_sigma = None
+        if self.group_sizes is not None:
+            sizes = _per_group(self.group_sizes, K, "group_sizes")
+        else:
+            count_sigma = check_positive(self.count_noise_multiplier, "count_noise_multiplier")
+        if self.target_epsilon is not None:
+            target = check_epsilon(self.target_epsilon, "target_epsilon")
+            sigma = _calibrate_sigma(target, delta, float(q.max()), steps, count_sigma)
+        else:
+            sigma = float(self.noise_multiplier)
+            if not np.isfinite(sigma) or sigma < 0:
+                raise ValueError(f"noise_multiplier must be a finite number >= 0 (0: non-private), got {sigma!r}")
+        eta = 1.0 / math.sqrt(steps) if self.learning_rate is None else check_positive(self.learning_rate, "learning_rate")
+
+        if count_sigma is not None:  # Gaussian release of the group-count histogram (L2 sensitivity 1)
+            counts = np.bincount(groups, minlength=K).astype(np.float64)
+            if sigma == 0.0:
+                count_sigma = None  # non-private run: exact counts, nothing to charge
+                sizes = counts
+            else:
+                sizes = counts + count_sigma * rng.standard_normal(K)
+        m = q * np.maximum(sizes, 1.0)  # expected batch sizes (post-processing of public/noisy n_k)
+        b = float(m.sum())
+        weights = b / (K * m)
+
+        X = np.ascontiguousarray(X)
+        rows, offsets = group_poisson_batches(groups, q, steps, rng)
+        grad_noise = rng.standard_normal((steps, d + 1))
+        common = dict(
+            groups=groups, clip=C, rule="fixed", noise="per_group", noise_multiplier=sigma,
+            expected_batch_size=b, weight_bound=M, backend=self.backend,
+        )
+        theta = np.zeros(d + 1)
+        rates = np.full(steps - 1, eta)
+        theta, step_bounds = kernels.dpsgd_epochs(
+            X, y, theta, rows, offsets[:steps], rates, grad_noise[: steps - 1], group_weights=weights, **common
+        )
+        # DP-MC (step T): N disjoint micro-batches of the last per-group Poisson batch, one noisy update each.
+        micro_rows, micro_offsets = split_microbatches(rows[offsets[steps - 1] : offsets[steps]], N, rng)
+        micro_noise = rng.standard_normal((N, d + 1))
+        members = np.empty((N, d + 1))
+        for j in range(N):
+            part = micro_rows[micro_offsets[j] : micro_offsets[j + 1]]
+            members[j], _ = kernels.dpsgd_epochs(
+                X, y, theta, part, np.array([0, part.shape[0]]), np.array([eta]), micro_noise[j : j + 1],
+                group_weights=weights * N, **common
+            )
+        if not np.all(np.isfinite(members)):
+            raise ValueError("training diverged (non-finite weights); lower learning_rate or clip_norm")
+
+        w_norm = float(np.linalg.norm(theta[:d]))
+        w_clipped = min(w_norm, M)  # what step T used (the loop clips w on entry)
+        if sigma > 0:
+            from ..accountants import DEFAULT_RDP_ORDERS, rdp_to_epsilon
+
+            orders = np.asarray(DEFAULT_RDP_ORDERS)
+            eps = rdp_to_epsilon(orders, _fairdp_rdp(float(q.max()), sigma, steps, count_sigma, orders), delta)[0]
+            spent = (float(eps), delta)
+        else:
+            spent = (math.inf, 0.0)
+        return {
+            "coef_": members[:, :d].mean(axis=0),
+            "intercept_": float(members[:, d].mean()),
+            "ensemble_coef_": members[:, :d].copy(),
+            "ensemble_intercept_": members[:, d].copy(),
+            "privacy_spent_": spent,
+            "noise_multiplier_": sigma,
+            "count_noise_multiplier_": count_sigma,
+            "sample_rates_": q,
+            "clip_norms_": C,
+            "expected_batch_sizes_": m,
+            "group_size_estimates_": sizes,
+            "n_steps_": steps,
+            "learning_rate_": eta,
+            "weight_norm_before_last_step_": w_clipped,
+            "bias_before_last_step_": float(theta[d]),
+            "step_bounds_": step_bounds,
+        }
+
+    # -- certificate ---------------------------------------------------------------------------------------
+    def member_decision_function(self, X) -> np.ndarray:
+        """(n, N) scores of the N DP-MC members."""
+        self._check_fitted()
+        X = check_X(X, n_features=self.n_features_in_)
+        return np.asarray(X @ self.ensemble_coef_.T, dtype=np.float64) + self.ensemble_intercept_
+
+    def certificate(self, X=None, sensitive_features=None, *, y=None, event="demographic_parity", alpha=0.05):
+        """Theorem 2's τ for the fitted model and, given data, the DP-MC estimate (see FairDPCertificate).
+
+        event: "demographic_parity" (all rows) or "equal_opportunity" (rows with y = classes_[1]; needs y).
+        """
+        self._check_fitted()
+        M_theta = math.hypot(float(self.weight_bound), self.bias_before_last_step_)
+        eta = self.learning_rate_
+        tau, sigma0 = fairdp_certificate_bound(
+            M_theta, eta, self.clip_norms_, self.noise_multiplier_, self.expected_batch_sizes_
+        )
+        N = self.ensemble_coef_.shape[0]
+        tau_ens = 1.0
+        if sigma0 > 0:
+            tau_ens = math.erf((M_theta + eta * float(np.mean(self.clip_norms_))) / (math.sqrt(N) * sigma0 * math.sqrt(2)))
+        base = dict(tau=tau, tau_ensemble=tau_ens, sigma0=sigma0, weight_norm_bound=M_theta, learning_rate=eta, n_models=N)
+        if X is None:
+            if sensitive_features is not None:
+                raise ValueError("pass X together with sensitive_features for the empirical certificate")
+            return FairDPCertificate(**base)
+        if event not in ("demographic_parity", "equal_opportunity"):
+            raise ValueError(f"event must be 'demographic_parity' or 'equal_opportunity', got {event!r}")
+        X = check_X(X, n_features=self.n_features_in_)
+        labels, codes = check_sensitive_features(sensitive_features, X.shape[0], groups=self.groups_)
+        keep = np.ones(X.shape[0], dtype=bool)
+        if event == "equal_opportunity":
+            if y is None:
+                raise ValueError("event='equal_opportunity' needs y (true labels of X)")
+            y = np.asarray(y)
+            if y.shape != (X.shape[0],):
+                raise ValueError(f"y must have one label per row of X ({X.shape[0]}), got shape {y.shape}")
+            keep = y == self.classes_[1]
+        positive = self.member_decision_function(X) >= 0  # (n, N)
+        K = labels.shape[0]
+        rates = np.full((N, K), np.nan)
+        sizes = np.zeros(K)
+        for k in range(K):
+            sel = keep & (codes == k)
+            sizes[k] = sel.sum()
+            if sizes[k] > 0:
+                rates[:, k] = positive[sel].mean(axis=0)
+        present = sizes > 0
+        if present.sum() < 1:
+            raise ValueError("no rows fall in the selected event; pass data with rows of every group")
+        group_rates = rates.mean(axis=0)
+        half = np.sqrt(np.log(2 * K / alpha) / (2 * np.maximum(sizes, 1)))
+        gr = group_rates[present]
+        upper = float(np.max(gr + half[present]) - np.min(gr - half[present]))
+        mc = float(np.max(rates[:, present].std(axis=0, ddof=1) / math.sqrt(N))) if N > 1 else float("nan")
+        return FairDPCertificate(
+            **base,
+            groups=labels,
+            member_rates=rates,
+            group_rates=group_rates,
+            tau_empirical=float(gr.max() - gr.min()),
+            tau_empirical_upper=min(1.0, upper),
+            mc_error=mc,
+        )
