@@ -11,4 +11,8 @@ flock 9
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DPython_EXECUTABLE="$(command -v "$PY")" -Dpybind11_DIR="$("$PY" -m pybind11 --cmakedir)" "$@" >/dev/null
 cmake --build "$BUILD" -j 2
-cp -f "$BUILD"/_core*.so python/dpfair_native/
+# Replace atomically (new inode): overwriting in place would corrupt the .so under processes that loaded it.
+for so in "$BUILD"/_core*.so; do
+  cp -f "$so" "python/dpfair_native/.$(basename "$so").tmp"
+  mv -f "python/dpfair_native/.$(basename "$so").tmp" "python/dpfair_native/$(basename "$so")"
+done
