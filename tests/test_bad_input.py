@@ -124,10 +124,7 @@ def test_failed_fit_on_fresh_object_sets_no_fitted_attribute(name):
 
 @pytest.mark.parametrize("name", ESTIMATORS)
 @pytest.mark.parametrize("method", [
-    pytest.param("predict", marks=pytest.mark.xfail(
-        strict=True, reason="predict reads self.classes_ before decision_function's fitted check -> AttributeError "
-                            "instead of NotFittedError; owner: models/_base.py")),
-    "predict_proba", "decision_function",
+    "predict", "predict_proba", "decision_function",
 ])
 def test_predict_before_fit(name, method):
     from dpfair_native.models._base import NotFittedError
@@ -274,8 +271,6 @@ def test_poly2_integer_and_bool_X_are_converted(backend):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.xfail(strict=True, reason="no size check: a (d, d) Q beyond memory raises MemoryError (numpy) instead of "
-                                       "a ValueError naming X before allocating; owner: kernels.py")
 def test_poly2_d_too_large_for_Q_is_a_clear_error(backend):
     X = np.broadcast_to(np.zeros(1), (2, 2**24))  # Q would need 2 PiB; X itself is a view on 8 bytes
     with pytest.raises(ValueError, match="X has 16777216 features"):
@@ -309,8 +304,6 @@ def test_minimize_quadratic_rejects_bad_input(backend):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("Q", [np.eye(2) * (1 + 1j), np.array([["1", "0"], ["0", "1"]])], ids=["complex", "str"])
-@pytest.mark.xfail(strict=True, reason="Q is cast with np.asarray(Q, float64): complex is silently truncated, str "
-                                       "gives numpy's message without naming Q; owner: kernels.py")
 def test_minimize_quadratic_rejects_non_real_Q(backend, Q):
     with pytest.raises(TypeError, match="Q must have a real numeric dtype"):
         kernels.minimize_quadratic(Q, np.zeros(2), backend=backend)
@@ -359,11 +352,7 @@ def test_clip_group_gradients_rejects_bad_input(backend, over, exc, message):
                                      backend=backend)
 
 
-@pytest.mark.parametrize("backend", [
-    pytest.param("numpy", marks=pytest.mark.xfail(
-        strict=True, reason="kernels.clip_group_gradients does not check y's finiteness (the binding does); "
-                            "owner: kernels.py")),
-] + [b for b in BACKENDS if b == "native"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_clip_group_gradients_rejects_nan_labels(backend):
     a = _clip_args(y=np.where(Y0 == 1, 1.0, np.nan))
     with pytest.raises(ValueError, match="y contains NaN"):

@@ -84,6 +84,24 @@ def _float_vector(v, n: int, name: str) -> np.ndarray:
     return v
 
 
+def _physical_memory_bytes() -> Optional[int]:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # not available on this platform
+        return None
+
+
+def _check_square_fits(d: int, copies: int, name: str) -> None:
+    """Refuse, before allocating, a d x d float64 working set (`copies` matrices) larger than physical memory."""
+    need = 8 * d * d * copies
+    have = _physical_memory_bytes()
+    if have is not None and need > have:
+        raise ValueError(
+            f"{name} has {d} features: the {d}x{d} coefficient matrices need {need / 2**30:.3g} GiB, more than this "
+            f"machine's {have / 2**30:.3g} GiB of memory; reduce the number of features (e.g. hashing or PCA on public data)"
+        )
+
+
 def _all_finite(arr: np.ndarray, name: str) -> None:
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} contains NaN or infinity; remove or impute those values first")
@@ -125,6 +143,8 @@ def poly2_coefficients(
     _check_backend(backend)
     X = _float_matrix(X, "X")
     n, d = X.shape
+    threads = _threads(n_threads)
+    _check_square_fits(d, threads + 1, "X")
     a = _float_vector(a, n, "a")
     c = _float_vector(c, n, "c")
     _all_finite(a, "a")
@@ -141,7 +161,6 @@ def poly2_coefficients(
         n_groups = int(n_groups)
     elif n_groups is not None:
         raise ValueError("n_groups is given but groups is None; pass groups too")
-    threads = _threads(n_threads)
     if backend == "numpy":
         _all_finite(X, "X")
         return _reference.poly2_coefficients(X, a, c, groups, n_groups)
@@ -177,7 +196,10 @@ def minimize_quadratic(
     minimizer on the hyperplane ``aᵀw = ±tau`` when the unconstrained one violates it.
     """
     _check_backend(backend)
-    Q = np.asarray(Q, dtype=np.float64)
+    Q = np.asarray(Q)
+    if Q.dtype.kind not in "biuf":
+        raise TypeError(f"Q must have a real numeric dtype, got {Q.dtype}")
+    Q = Q.astype(np.float64, copy=False)
     if Q.ndim != 2 or Q.shape[0] != Q.shape[1]:
         raise ValueError(f"Q must be a square 2-D array, got shape {Q.shape}")
     d = Q.shape[0]
@@ -248,6 +270,7 @@ def clip_group_gradients(
     X = _float_matrix(X, "X")
     n, d = X.shape
     y = _float_vector(y, n, "y")
+    _all_finite(y, "y")
     w = _float_vector(w, d, "w")
     _all_finite(w, "w")
     bias = float(bias)

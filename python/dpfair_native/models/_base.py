@@ -135,6 +135,7 @@ class DPClassifierBase:
 
     def predict(self, X) -> np.ndarray:
         """classes_[1] where the score is > 0, else classes_[0]."""
+        self._check_fitted()
         return self.classes_[(self.decision_function(X) > 0).astype(np.int64)]
 
     def score(self, X, y, sample_weight=None) -> float:
