@@ -251,3 +251,46 @@ def test_from_dataset_and_adult():
     assert A.max_l1() == len(data.numeric_columns) + len(data.one_hot_groups) < A.d
     assert np.all(A.contains(data.X[:2000]))
     assert A.functional_sensitivity(norm="l1") < paper_sensitivity_privlr(A.d) / 4
+
+
+def test_contains_all_equals_rowwise_contains():
+    """The fast no-copy check agrees with the row-wise one, with and without the Gram shortcut, on clean data and
+    on every kind of violation (bounds, a non-0/1 one-hot value, two 1s in a group, a cap, NaN)."""
+    rng = np.random.default_rng(3)
+    doms = [box_with_groups(), FeatureDomain([0.0, -1.0, 0.0, 0.0], [1.0, 1.0, 1.0, 1.0], one_hot_groups=[(2, 3)],
+                                             l2_cap=1.5), FeatureDomain(np.zeros(5), np.ones(5), one_hot_groups=[(0, 3)])]
+    for D in doms:
+        base = vertices(D)
+        base = base[D.contains(base)]
+        X = base[rng.integers(len(base), size=50)].copy()
+        num = list(D.numeric_columns)
+        X[:, num] = np.clip(X[:, num] * rng.random((50, len(num))), D.lower[num], D.upper[num])
+        X = D.project(X)[0]
+        cases = [X]
+        for j in range(D.d):
+            for v in (D.upper[j] + 0.5, D.lower[j] - 1e-300, 0.5, np.nan):
+                Z = X.copy()
+                Z[7, j] = v
+                cases.append(Z)
+        for g in D.one_hot_groups:
+            if len(g) > 1:
+                Z = X.copy()
+                Z[3, list(g[:2])] = 1.0
+                cases.append(Z)
+        for Z in cases:
+            expected = bool(np.all(D.contains(np.nan_to_num(Z, nan=9.0))))
+            assert D.contains_all(Z) == expected
+            gram = 0.125 * np.nan_to_num(Z, nan=9.0).T @ np.nan_to_num(Z, nan=9.0)
+            assert D.contains_all(Z, pair_sums=gram) == expected
+
+
+def test_sensitivities_are_cached_and_unchanged():
+    D = box_with_groups()
+    fresh = box_with_groups()
+    for kw in ({"norm": "l1"}, {"norm": "l2"}, {"norm": "l1", "linear_multipliers": [0.5, -0.5, 1.0]},
+               {"norm": "l2", "quadratic_coef": 0.1, "linear_shift": (0.0, 1.0)}):
+        first = D.functional_sensitivity(**kw)
+        assert D.functional_sensitivity(**kw) == first == fresh.functional_sensitivity(**kw)
+    assert D.functional_sensitivity_split(2, norm="l2") == fresh.functional_sensitivity_split(2, norm="l2")
+    with pytest.raises(ValueError):
+        D.functional_sensitivity(linear_multipliers=["a"])

@@ -217,6 +217,13 @@ def test_domain_policy_and_projection_count():
     X[:5, 0] = 1.5
     m = FunctionalMechanismLR(epsilon=1.0, random_state=0, backend="numpy").fit(X, y)
     assert m.n_projected_ == 5
+    # what is released is computed from the projected rows (the no-copy fast path only skips clean data)
+    Xp = FeatureDomain.unit_box(X.shape[1]).project(X)[0]
+    for est in (FunctionalMechanismLR(epsilon=1.0, random_state=0, backend="numpy"),
+                FairFunctionalMechanismLR(epsilon=1.0, random_state=0, backend="numpy")):
+        a = est.fit(X, y, sensitive_features=s).noisy_coefficients_.copy()
+        b = est.fit(Xp, y, sensitive_features=s).noisy_coefficients_
+        assert np.array_equal(a, b) and est.n_projected_ == 0
     with pytest.raises(ValueError):
         FunctionalMechanismLR(epsilon=1.0, domain_policy="raise", backend="numpy").fit(X, y)
 

@@ -85,6 +85,38 @@ def paper_sensitivity_adfc_l2(d: int) -> float:
 
 
 # -- helpers ---------------------------------------------------------------------------------------------------------
+def _memoized(method):
+    """Cache a pure method of the (immutable) domain by its arguments (arrays become tuples).
+
+    Sensitivities depend only on the domain and the multipliers, never on data, so an estimator refitting on the
+    same domain pays for them once.
+    """
+
+    def key_part(v):
+        if isinstance(v, (list, tuple, np.ndarray)):
+            return tuple(float(x) for x in np.asarray(v, dtype=np.float64).ravel())
+        return v
+
+    def wrapper(self, *args, **kwargs):
+        try:
+            key = (method.__name__,) + tuple(key_part(a) for a in args) + tuple(
+                (k, key_part(v)) for k, v in sorted(kwargs.items())
+            )
+            return self._memo[key]
+        except KeyError:
+            pass
+        except (TypeError, ValueError):  # an odd argument: no caching, the method validates it
+            return method(self, *args, **kwargs)
+        out = method(self, *args, **kwargs)
+        self._memo[key] = out
+        return out
+
+    wrapper.__name__ = method.__name__
+    wrapper.__qualname__ = method.__qualname__
+    wrapper.__doc__ = method.__doc__
+    return wrapper
+
+
 def _check_norm(norm: str) -> str:
     if norm not in ("l1", "l2"):
         raise ValueError(f"norm must be 'l1' or 'l2', got {norm!r}")
@@ -170,6 +202,7 @@ class FeatureDomain:
         # |x_j| over column j's interval lies in [_amin_j, _amax_j].
         self._amax = np.maximum(np.abs(lo), np.abs(up))
         self._amin = np.abs(np.clip(0.0, lo, up))
+        self._memo = {}  # results of the (pure) sensitivity and norm methods: the domain is immutable
         floor = np.clip(0.0, lo, up)  # the point of the box nearest 0 (groups at 0)
         if (self._l1_cap is not None and np.abs(floor).sum() > self._l1_cap) or (
             self._l2_cap is not None and np.sqrt(np.square(floor).sum()) > self._l2_cap
@@ -298,6 +331,7 @@ class FeatureDomain:
             out.append(g)
         return out
 
+    @_memoized
     def max_l1(self) -> float:
         """max ||x||_1 over the domain: exact.
 
@@ -319,6 +353,7 @@ class FeatureDomain:
             best = max(best, g + w)
         return float(best)
 
+    @_memoized
     def max_l2(self) -> float:
         """max ||x||_2 over the domain: exact without an L1 cap; with one, exact when every numeric interval
         contains 0 (otherwise an upper bound: lower bounds on |x_j| are relaxed to 0).
@@ -380,6 +415,51 @@ class FeatureDomain:
         if self._l2_cap is not None:
             ok &= np.sqrt(np.square(X).sum(axis=1)) <= self._l2_cap
         return ok
+
+    def contains_all(self, X, *, pair_sums=None) -> bool:
+        """True when every row of X lies in the domain; exact, and without copying X (X: 2-D float array, d columns).
+
+        Bounds from the minima/maxima of X (one flat pass when every column has the same bounds); one-hot columns
+        must be exactly 0 or 1, and at most one 1 per group and row: with ``pair_sums`` — any positive multiple of
+        Σ_i x_i x_iᵀ of this X, e.g. the Q a functional mechanism computes anyway — read from its within-group
+        off-diagonal entries (a sum of non-negative 0/1 products is 0 iff every product is), else from row sums.
+        Row norms against the caps. Use it to skip ``project`` on clean data.
+        """
+        X = np.asarray(X)
+        if X.ndim != 2 or X.shape[1] != self.d:
+            raise ValueError(f"X must be 2-D with {self.d} columns (the domain's d), got shape {X.shape}")
+        if X.shape[0] == 0:
+            return True
+        lo, up = self._lower, self._upper
+        with np.errstate(invalid="ignore"):  # NaN fails every comparison below, as it should
+            if lo.min() == lo.max() and up.min() == up.max():
+                inside = X.min() >= lo[0] and X.max() <= up[0]
+            else:
+                inside = np.all(X.min(axis=0) >= lo) and np.all(X.max(axis=0) <= up)
+            if not inside:
+                return False
+            if self._groups:
+                cols = self._group_columns()
+                binary = ((X == 0.0) | (X == 1.0)).all(axis=0)
+                if not binary[cols].all():
+                    return False
+                if pair_sums is not None:
+                    S = np.asarray(pair_sums)
+                    for g in self._groups:
+                        if len(g) > 1 and np.any(S[np.ix_(g, g)][~np.eye(len(g), dtype=bool)] != 0.0):
+                            return False
+                else:
+                    for g in self._groups:
+                        if len(g) > 1 and np.any(X[:, list(g)].sum(axis=1) > 1.0):
+                            return False
+            if self._capped and np.any(self._over_caps(X)):
+                return False
+        return True
+
+    def _group_columns(self) -> np.ndarray:
+        if "_group_cols" not in self._memo:
+            self._memo["_group_cols"] = np.array(sorted(j for g in self._groups for j in g), dtype=np.int64)
+        return self._memo["_group_cols"]
 
     def project(self, X, policy: str = "clip") -> Tuple[np.ndarray, int]:
         """Rows of X in the domain -> (float64 copy, number of rows changed). X is never modified.
@@ -568,6 +648,7 @@ class FeatureDomain:
                         best = max(best, J(a0 + A, b0 + B, m0 + n_free - A - B))
         return float(best)
 
+    @_memoized
     def functional_sensitivity_blocks(
         self,
         *,
@@ -583,6 +664,7 @@ class FeatureDomain:
         gamma = _check_gamma(quadratic_coef)
         return self._linear_block(norm, ends), gamma * self._quadratic_block(norm)
 
+    @_memoized
     def functional_sensitivity(
         self,
         *,
@@ -614,6 +696,7 @@ class FeatureDomain:
             val = min(val, self._joint_l1(ends, gamma))
         return float(val)
 
+    @_memoized
     def functional_sensitivity_split(
         self,
         column: int,
@@ -682,6 +765,7 @@ class FeatureDomain:
             l1_cap=self._l1_cap, l2_cap=self._l2_cap,
         )
 
+    @_memoized
     def group_sums_sensitivity(self, norm: str = "l1", *, include_counts: bool = True) -> float:
         """Replace-one sensitivity of releasing (Σ_{i in group k} x_i for every k, and the group counts n_k).
 

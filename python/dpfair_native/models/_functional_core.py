@@ -13,8 +13,8 @@ The released vector is the monomial-coefficient vector
 (the coefficient of w_j w_k in wᵀQw is 2·Q_jk): noise is added to r, block by block, with the scales the
 estimator asks for, and the noisy symmetric Q is rebuilt from it (upper triangle noised once, mirrored).
 Then the noisy problem is repaired (ridge, eigenvalue trimming) and minimized with the kernel
-``minimize_quadratic``, optionally subject to |aᵀw| <= τ. An intercept is a constant-1 column appended
-to x (computed without copying X).
+``minimize_quadratic``, optionally subject to |aᵀw| <= τ. An intercept is a constant-1 column of the
+model (its entries of b and Q are added analytically: X is never copied).
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ __all__ = [
     "augment_domain",
     "default_domain",
     "project_rows",
+    "taylor_terms_in_domain",
     "centroid_difference",
     "solve_release",
 ]
@@ -47,32 +48,55 @@ def taylor_terms(X, a, c, *, fit_intercept: bool, groups=None, n_groups=None, n_
     """(b, Q, group_sums, group_counts) of rows [x_i, 1] (fit_intercept) or x_i, with row weights a, c.
 
     b = Σ a_i x̃_i, Q = Σ c_i x̃_i x̃ᵢᵀ; group_sums are sums of the ORIGINAL x_i (no constant column).
+    X is read once by ``poly2_coefficients`` and never copied: the intercept's entries are added analytically,
+    Σ a_i and Σ c_i from the weight vectors and Σ c_i x_i = c·Σ_k group_sums[k] for a scalar c (without groups a
+    single all-rows group gives the column sums in the same pass), or the product c @ X for row weights.
     """
+    n, d = X.shape
+    scalar_c = np.ndim(c) == 0
+    own_group = fit_intercept and scalar_c and groups is None
+    if own_group:  # one group holding every row: its sum is Σ x_i, computed in the same pass
+        groups, n_groups = np.zeros(n, dtype=np.int64), 1
     b, Q, gsums, gcounts = kernels.poly2_coefficients(
         X, a, c, groups=groups, n_groups=n_groups, n_threads=n_threads, backend=backend
     )
     if not fit_intercept:
         return b, Q, gsums, gcounts
-    n, d = X.shape
-    a = np.broadcast_to(np.asarray(a, dtype=np.float64), (n,))
-    c = np.broadcast_to(np.asarray(c, dtype=np.float64), (n,))
-    cx = c @ X if np.ndim(c) else float(c) * X.sum(axis=0)
+    if scalar_c:
+        cx = float(c) * gsums.sum(axis=0)
+        c_sum = float(c) * n
+    else:
+        c = np.ascontiguousarray(c, dtype=np.float64)
+        cx = c @ X
+        c_sum = float(c.sum())
+    a_sum = float(a) * n if np.ndim(a) == 0 else float(np.sum(a))
     b_aug = np.empty(d + 1)
     b_aug[:d] = b
-    b_aug[d] = a.sum()
+    b_aug[d] = a_sum
     Q_aug = np.empty((d + 1, d + 1))
     Q_aug[:d, :d] = Q
     Q_aug[:d, d] = cx
     Q_aug[d, :d] = cx
-    Q_aug[d, d] = c.sum()
+    Q_aug[d, d] = c_sum
+    if own_group:
+        gsums, gcounts = gsums[:0], gcounts[:0]
     return b_aug, Q_aug, gsums, gcounts
+
+
+_TRIU = {}
+
+
+def _triu(d: int):
+    """np.triu_indices(d, 1), cached per d (the release's packing order)."""
+    if d not in _TRIU:
+        _TRIU[d] = np.triu_indices(d, 1)
+    return _TRIU[d]
 
 
 def pack_monomials(b: np.ndarray, Q: np.ndarray) -> np.ndarray:
     """r = [b ; diag(Q) ; 2·Q_jk (j < k, row-major)]: the coefficients of w_j, w_j², w_j·w_k in bᵀw + wᵀQw."""
     d = b.shape[0]
-    iu = np.triu_indices(d, 1)
-    return np.concatenate([b, np.diag(Q), 2.0 * Q[iu]])
+    return np.concatenate([b, np.diag(Q), 2.0 * Q[_triu(d)]])
 
 
 def unpack_monomials(r: np.ndarray, d: int) -> Tuple[np.ndarray, np.ndarray]:
@@ -80,7 +104,7 @@ def unpack_monomials(r: np.ndarray, d: int) -> Tuple[np.ndarray, np.ndarray]:
     b = r[:d].copy()
     Q = np.zeros((d, d))
     Q[np.diag_indices(d)] = r[d : 2 * d]
-    iu = np.triu_indices(d, 1)
+    iu = _triu(d)
     Q[iu] = 0.5 * r[2 * d :]
     Q[(iu[1], iu[0])] = Q[iu]
     return b, Q
@@ -90,7 +114,7 @@ def monomial_mask(d: int, columns: Sequence[int]) -> np.ndarray:
     """Boolean mask over the packed vector: True for the monomials that involve any w_s, s in columns (Φ_s)."""
     cols = np.zeros(d, dtype=bool)
     cols[list(columns)] = True
-    iu = np.triu_indices(d, 1)
+    iu = _triu(d)
     return np.concatenate([cols, cols, cols[iu[0]] | cols[iu[1]]])
 
 
@@ -190,21 +214,32 @@ def release_blocks(values: np.ndarray, blocks: Sequence[NoiseBlock], rng) -> Tup
 
 
 # -- domain ------------------------------------------------------------------------------------------------------
+_UNIT_BOXES = {}
+
+
 def default_domain(d: int):
-    """The paper's domain [0, 1]^d."""
+    """The paper's domain [0, 1]^d (one shared immutable instance per d, so its sensitivities are cached)."""
     from ..domain import FeatureDomain
 
-    return FeatureDomain.unit_box(d)
+    if d not in _UNIT_BOXES:
+        _UNIT_BOXES[d] = FeatureDomain.unit_box(d)
+    return _UNIT_BOXES[d]
 
 
 def augment_domain(domain):
-    """The domain of rows [x, 1]: one more column with bounds [1, 1]; norm caps grow by the constant 1."""
+    """The domain of rows [x, 1]: one more column with bounds [1, 1]; norm caps grow by the constant 1.
+
+    Cached on a FeatureDomain (immutable), so its sensitivities are computed once per domain.
+    """
     from ..domain import FeatureDomain
 
+    memo = getattr(domain, "_memo", None)
+    if memo is not None and "_augmented" in memo:
+        return memo["_augmented"]
     l1 = getattr(domain, "l1_cap", None)
     l2 = getattr(domain, "l2_cap", None)
     names = getattr(domain, "names", None)
-    return FeatureDomain(
+    out = FeatureDomain(
         np.append(np.asarray(domain.lower, dtype=np.float64), 1.0),
         np.append(np.asarray(domain.upper, dtype=np.float64), 1.0),
         one_hot_groups=tuple(tuple(int(j) for j in g) for g in getattr(domain, "one_hot_groups", ())),
@@ -212,16 +247,49 @@ def augment_domain(domain):
         l2_cap=None if l2 is None else float(np.hypot(float(l2), 1.0)),
         names=None if names is None else tuple(names) + ("(intercept)",),
     )
+    if memo is not None:
+        memo["_augmented"] = out
+    return out
 
 
 def project_rows(domain, X: np.ndarray, policy: str) -> Tuple[np.ndarray, int]:
-    """Rows of X inside the declared domain: ``domain.project`` with policy "clip" (count reported) or "raise"."""
+    """Rows of X inside the declared domain: ``domain.project`` with policy "clip" (count reported) or "raise".
+
+    When every row already lies in the domain (``domain.contains_all``, exact) X itself is returned: no copy.
+    """
+    _check_domain_and_policy(domain, X, policy)
+    contains_all = getattr(domain, "contains_all", None)
+    if contains_all is not None and contains_all(X):
+        return X, 0
+    Xp, n_changed = domain.project(X, policy=policy)
+    return np.asarray(Xp), int(n_changed)
+
+
+def _check_domain_and_policy(domain, X, policy):
     if policy not in ("clip", "raise"):
         raise ValueError(f"domain_policy must be 'clip' or 'raise', got {policy!r}")
     if domain.d != X.shape[1]:
         raise ValueError(f"domain has {domain.d} columns but X has {X.shape[1]} features; pass a matching domain")
+
+
+def taylor_terms_in_domain(domain, policy: str, X, a, c, **kwargs):
+    """``taylor_terms`` of the rows of X projected into ``domain`` -> (b, Q, group_sums, group_counts, n_projected).
+
+    Fast path (no copy of X): compute on X as given, then check exactly that every row was in the domain, using
+    the computed Q for the one-hot "at most one 1" test (c must be a positive scalar). Only when some row is
+    outside are the rows projected (policy "clip") or rejected ("raise") and the terms recomputed: what is
+    released is always computed from in-domain rows.
+    """
+    _check_domain_and_policy(domain, X, policy)
+    d0 = X.shape[1]
+    contains_all = getattr(domain, "contains_all", None)
+    if contains_all is not None and np.ndim(c) == 0 and float(c) > 0:
+        b, Q, gsums, gcounts = taylor_terms(X, a, c, **kwargs)
+        if contains_all(X, pair_sums=Q[:d0, :d0]):
+            return b, Q, gsums, gcounts, 0
     Xp, n_changed = domain.project(X, policy=policy)
-    return np.asarray(Xp), int(n_changed)
+    b, Q, gsums, gcounts = taylor_terms(np.asarray(Xp), a, c, **kwargs)
+    return b, Q, gsums, gcounts, int(n_changed)
 
 
 # -- fairness statistics -----------------------------------------------------------------------------------------

@@ -37,10 +37,9 @@ from ._functional_core import (
     noise_spectral_scale,
     offdiagonal_mask,
     pack_monomials,
-    project_rows,
     release_blocks,
     solve_release,
-    taylor_terms,
+    taylor_terms_in_domain,
     unpack_monomials,
 )
 
@@ -124,7 +123,6 @@ class _FunctionalBase(DPClassifierBase):
         from ..accountants import compose_basic
 
         ctx = self._context(X, groups, group_labels)
-        X, n_projected = project_rows(ctx.domain, X, self.domain_policy)
         blocks, stats_kind, count_eps = self._plan(ctx, rng)
         budgets = [(blk.epsilon, blk.delta) for blk in blocks] + ([(count_eps, 0.0)] if count_eps else [])
         spent = compose_basic(budgets)
@@ -140,8 +138,8 @@ class _FunctionalBase(DPClassifierBase):
         a = 0.5 - y
         if ctx.faithful and self._faithful_offset:
             a = a + np.abs(groups - s_mean)
-        b, Q, gsums, gcounts = taylor_terms(
-            X, a, 0.125, fit_intercept=ctx.fit_intercept, groups=groups if ctx.fair else None,
+        b, Q, gsums, gcounts, n_projected = taylor_terms_in_domain(
+            ctx.domain, self.domain_policy, X, a, 0.125, fit_intercept=ctx.fit_intercept, groups=groups if ctx.fair else None,
             n_groups=2 if ctx.fair else None, n_threads=self.n_threads, backend=self.backend,
         )
         values = [pack_monomials(b, Q)]
