@@ -1,13 +1,13 @@
 """Fit times of the functional-mechanism estimators (pytest-benchmark): Adult (36k x 45) and 1,000,000 x 100.
 
 Run: PYTHONPATH=python python -m pytest bench/bench_functional.py --benchmark-only
-     (add -k adult to skip the large synthetic case). Native and numpy backends side by side.
+     (add -k adult to skip the large synthetic case). Native and numpy backends side by side; the large case is
+     ``make_fair_classification(1_000_000, 100, random_state=0)`` on ``FeatureDomain.unit_box(100)``.
 """
 
-import numpy as np
 import pytest
 
-from dpfair_native.datasets import load_adult, train_test_split
+from dpfair_native.datasets import load_adult, make_fair_classification, train_test_split
 from dpfair_native.domain import FeatureDomain
 from dpfair_native.models.ding import ADFC, PDFC
 from dpfair_native.models.functional import FairFunctionalMechanismLR, FunctionalMechanismLR, PFLR, PFLRStar
@@ -34,12 +34,8 @@ def adult():
 
 @pytest.fixture(scope="module")
 def large():
-    rng = np.random.default_rng(0)
-    n, d = 1_000_000, 100
-    X = rng.random((n, d))
-    s = (rng.random(n) < 0.5).astype(np.int64)
-    y = (X[:, :10].sum(1) + 0.5 * s + rng.normal(size=n) > 5.2).astype(np.int64)
-    return FeatureDomain.unit_box(d), X, y, s
+    X, y, s = make_fair_classification(1_000_000, 100, random_state=0)
+    return FeatureDomain.unit_box(100), X, y, s
 
 
 @pytest.mark.parametrize("backend", ["native", "numpy"])

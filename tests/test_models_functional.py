@@ -293,3 +293,57 @@ def test_adult_integration_library_default_at_epsilon_1():
                     metrics.demographic_parity_difference(yte, p, sensitive_features=ste)))
     acc, auc, rd = np.mean(res, axis=0)
     assert acc >= 0.80 and auc >= 0.84 and rd <= 0.06
+
+
+def test_fair_fm_weighted_release_sensitivity_and_noise_scales():
+    """The joint Gaussian release: Δ₂ = √((Δ_lin/β)² + Δ_quad² + (Δ_g/ω)²) recomputed from the domain, σ the analytic
+    Gaussian σ of Δ₂, and per-coordinate noise β·σ on b, σ on the quadratic monomials, ω·σ on the group stats."""
+    from dpfair_native import mechanisms
+    from dpfair_native.models import functional as F
+
+    X, y, s = _data(d=5)
+    D = FeatureDomain(np.zeros(5), np.ones(5), one_hot_groups=[(2, 3, 4)])
+    X[:, 2:] = np.eye(3)[np.arange(len(X)) % 3]
+    m = FairFunctionalMechanismLR(epsilon=0.8, delta=1e-6, domain=D, random_state=0, backend="numpy")
+    m.fit(X, y, sensitive_features=s)
+    A = FeatureDomain(np.append(np.zeros(5), 1.0), np.ones(6), one_hot_groups=[(2, 3, 4)])
+    lin, quad = A.functional_sensitivity_blocks(norm="l2")
+    beta, omega = F.FAIR_LINEAR_WEIGHT, F.GROUP_STATS_WEIGHT
+    sens = math.sqrt((lin / beta) ** 2 + quad ** 2 + (D.group_sums_sensitivity("l2") / omega) ** 2)
+    assert m.sensitivity_["coefficients+group_stats"] == pytest.approx(sens, rel=1e-12)
+    sigma = mechanisms.analytic_gaussian_sigma(sens, 0.8, 1e-6)
+    d = 6
+    assert np.allclose(m.noise_scale_[:d], beta * sigma) and np.allclose(m.noise_scale_[d:], sigma)
+    assert np.allclose(m.release_.group_noise_scale, omega * sigma)
+    assert m.privacy_spent_ == pytest.approx((0.8, 1e-6))
+
+
+def test_structural_repair_uses_the_domain_facts():
+    from dpfair_native.models._functional_core import _packed_positions, structural_repair
+
+    rng = np.random.default_rng(0)
+    D = FeatureDomain(np.zeros(5), np.ones(5), one_hot_groups=[(2, 3, 4)])
+    n, d = 300, 6
+    X = np.column_stack([rng.random((n, 2)), np.eye(3)[rng.integers(3, size=n)], np.ones(n)])
+    Q = 0.125 * X.T @ X
+    P = 2 * d + d * (d - 1) // 2
+    std = np.full(P, 2.0)
+    E = np.triu(rng.normal(size=(d, d)), 1)
+    noisy = Q + E + E.T + np.diag(rng.normal(size=d))
+    b = np.zeros(d)
+    _, R = structural_repair(b, noisy, std, D, fit_intercept=True, n=n, c=0.125)
+    assert np.allclose(R, R.T)
+    assert R[5, 5] == 0.125 * n  # public n
+    assert np.all(R[2:5, 2:5][~np.eye(3, dtype=bool)] == 0)  # one-hot columns never co-occur
+    pos = _packed_positions(d)
+    for j in (2, 3, 4):  # x_j² = x_j: the two releases of c·Σx_j averaged by inverse variance (std 2 and 1)
+        assert std[pos[j, j]] == 2.0
+        assert R[j, j] == R[j, 5] == pytest.approx((noisy[j, j] / 4 + noisy[j, 5] / 1) / (1 / 4 + 1))
+    # noiseless input: nothing changes
+    _, R0 = structural_repair(b, Q, np.zeros(P), D, fit_intercept=True, n=n, c=0.125)
+    assert np.allclose(R0, Q, rtol=0, atol=1e-12)
+    # a cross entry far from independence (beyond the noise) is kept nearly as released; one within noise is shrunk
+    m = R[:5, 5] / R[5, 5]
+    indep = R[5, 5] * m[0] * m[1]
+    dev = noisy[0, 1] - indep
+    assert abs(R[0, 1] - indep) <= abs(dev) + 1e-12

@@ -40,6 +40,7 @@ __all__ = [
     "taylor_terms_in_domain",
     "centroid_difference",
     "solve_release",
+    "structural_repair",
 ]
 
 
@@ -290,6 +291,82 @@ def taylor_terms_in_domain(domain, policy: str, X, a, c, **kwargs):
     Xp, n_changed = domain.project(X, policy=policy)
     b, Q, gsums, gcounts = taylor_terms(np.asarray(Xp), a, c, **kwargs)
     return b, Q, gsums, gcounts, int(n_changed)
+
+
+# -- post-processing with public facts of the domain ---------------------------------------------------------------
+def structural_repair(b: np.ndarray, Q: np.ndarray, noise_std: np.ndarray, domain, *, fit_intercept: bool, n: int,
+                      c: float) -> Tuple[np.ndarray, np.ndarray]:
+    """Replace noisy entries of Q̃ that the declared domain determines (post-processing: uses only the release,
+    its public noise scales, the domain and the public n).
+
+    - Two columns of one one-hot group are never 1 together: Σ c·x_j x_k = 0 exactly; set to 0.
+    - With an intercept (constant column, index d0): Q_dd = c·n exactly; and for a one-hot (0/1) column
+      x_j² = x_j, so Q_jj and Q_jd = c·Σ x_j are the same number released twice with independent noise: both
+      become their inverse-variance average (noise_std: per packed coordinate; Q_jd's std is half the packed
+      2·Q_jd's). Then every other cross entry is shrunk toward its value under independence
+      (``_shrink_to_independence``, positive-part James–Stein with the public noise variance).
+    """
+    groups = getattr(domain, "one_hot_groups", ())
+    Q = Q.copy()
+    for g in groups:
+        if len(g) > 1:
+            idx = np.asarray(g)
+            block = Q[np.ix_(idx, idx)]
+            Q[np.ix_(idx, idx)] = np.diag(np.diag(block))
+    if fit_intercept:
+        d0 = Q.shape[0] - 1
+        Q[d0, d0] = c * n
+        pos = _packed_positions(d0 + 1)
+        for j in (int(j) for g in groups for j in g):
+            v_diag = float(noise_std[pos[j, j]]) ** 2
+            v_cross = (0.5 * float(noise_std[pos[j, d0]])) ** 2
+            if v_diag == 0.0 or v_cross == 0.0:  # a noiseless coordinate (ε = inf) is already exact
+                est = Q[j, j] if v_diag == 0.0 else Q[j, d0]
+            else:
+                est = (Q[j, j] / v_diag + Q[j, d0] / v_cross) / (1.0 / v_diag + 1.0 / v_cross)
+            Q[j, j] = Q[j, d0] = Q[d0, j] = est
+        Q = _shrink_to_independence(Q, noise_std, pos, groups)
+    return b, Q
+
+
+def _shrink_to_independence(Q: np.ndarray, noise_std: np.ndarray, pos: np.ndarray, groups) -> np.ndarray:
+    """Positive-part James–Stein shrinkage of each cross entry Q̃_jk (j ≠ k, no intercept) toward its value under
+    independence of x_j and x_k, P_jk = Q_dd·m_j·m_k with m_j = Q̃_jd/Q_dd (Q_dd = c·n):
+    Q̂_jk = P_jk + max(0, 1 − v_jk/(Q̃_jk − P_jk)²)·(Q̃_jk − P_jk), v_jk the noise variance of Q̃_jk.
+    Entries whose deviation from independence is within the noise go to P; well-measured ones stay."""
+    d = Q.shape[0]
+    d0 = d - 1
+    m = Q[:d0, d0] / Q[d0, d0]
+    P = Q[d0, d0] * np.outer(m, m)
+    D = Q[:d0, :d0] - P
+    var = np.square(0.5 * noise_std[pos[:d0, :d0]])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lam = np.where(var > 0, np.maximum(0.0, 1.0 - var / np.square(D)), 1.0)
+    lam = np.nan_to_num(lam, nan=0.0)
+    shrunk = P + lam * D
+    off = ~np.eye(d0, dtype=bool)
+    for g in groups:  # structural zeros stay zero
+        if len(g) > 1:
+            idx = np.asarray(g)
+            off[np.ix_(idx, idx)] = False
+    out = Q.copy()
+    out[:d0, :d0][off] = shrunk[off]
+    return out
+
+
+_POSITIONS = {}
+
+
+def _packed_positions(d: int) -> np.ndarray:
+    """pos[j, k]: index in the packed vector of the monomial w_j·w_k (w_j² for j = k), symmetric."""
+    if d not in _POSITIONS:
+        pos = np.empty((d, d), dtype=np.int64)
+        pos[np.diag_indices(d)] = d + np.arange(d)
+        iu = _triu(d)
+        pos[iu] = 2 * d + np.arange(iu[0].size)
+        pos[(iu[1], iu[0])] = pos[iu]
+        _POSITIONS[d] = pos
+    return _POSITIONS[d]
 
 
 # -- fairness statistics -----------------------------------------------------------------------------------------
