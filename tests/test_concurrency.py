@@ -82,13 +82,13 @@ def test_native_kernels_release_the_gil(kernel):
 
 
 def _fm_fit(seed, X, y, n_threads=2):
-    functional = pytest.importorskip("dpfair_native.models.functional")
+    from dpfair_native.models import functional
     est = functional.FunctionalMechanismLR(epsilon=1.0, random_state=seed, n_threads=n_threads)
     return np.append(est.fit(X, y).coef_, est.intercept_)
 
 
 def _dpsgd_fit(seed, X, y, n_threads=2):
-    dpsgd = pytest.importorskip("dpfair_native.models.dpsgd")
+    from dpfair_native.models import dpsgd
     est = dpsgd.DPSGDClassifier(batch_size=200, epochs=2, random_state=seed, n_threads=n_threads)
     return np.append(est.fit(X, y).coef_, est.intercept_)
 

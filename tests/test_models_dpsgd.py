@@ -156,7 +156,7 @@ def test_group_variants_require_sensitive_features():
 
 
 def test_adult_accuracy_at_epsilon_one():
-    datasets = pytest.importorskip("dpfair_native.datasets")
+    from dpfair_native import datasets
     ds = datasets.load_adult()
     X_tr, X_te, y_tr, y_te = datasets.train_test_split(ds.X, ds.y, test_size=0.2, random_state=0)
     accs = []
