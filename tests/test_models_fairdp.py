@@ -49,6 +49,15 @@ def test_certificate_monotone_in_M_and_sigma():
     assert fairdp_certificate_bound(0.05, 0.5, 1.0, 0.0, m) == (1.0, 0.0)  # no noise: vacuous
 
 
+def test_certificate_docstring_example_is_informative():
+    """The example quoted in FairDPClassifier.certificate's docstring: tiny batches, large σ."""
+    tau, sigma0 = fairdp_certificate_bound(1.0, 1.0, 1.0, 8.0, [2.0, 2.0])
+    assert sigma0 == pytest.approx(2.83, abs=5e-3)
+    assert tau == pytest.approx(0.520, abs=5e-4)
+    # Adult-like batches and noise (ε = 1 settings): vacuous
+    assert fairdp_certificate_bound(4.0, 1.0, 1.0, 1.3, [117.0, 244.0])[0] == 1.0
+
+
 def test_estimator_certificate_uses_fitted_quantities():
     X, y, s = _toy()
     m = FairDPClassifier(noise_multiplier=2.0, sample_rate=0.3, epochs=2, weight_bound=0.5, group_sizes=[50, 30],
@@ -276,3 +285,22 @@ def test_sklearn_clone_and_reproducibility():
     b = c.fit(X, y, sensitive_features=s)
     np.testing.assert_array_equal(a.ensemble_coef_, b.ensemble_coef_)
     np.testing.assert_array_equal(a.predict(X), (X @ a.coef_ + a.intercept_ > 0).astype(int))
+
+
+# ---- reproduction: choosing M from validation metrics ------------------------------------------------------
+
+
+def test_select_weight_bound_rule():
+    from dpfair_native.experiments.fairdp import select_weight_bound
+
+    grid = [1.0, 2.0, 3.0, 4.0]
+    # baseline 0.2 -> cap 0.1: M = 1, 2 qualify; 2 has the better accuracy; 4 is more accurate but too unfair
+    assert select_weight_bound(grid, [0.70, 0.75, 0.80, 0.90], [0.00, 0.10, 0.12, 0.20], 0.2) == 2.0
+    # equal accuracy among the qualifying: the larger M
+    assert select_weight_bound(grid, [0.75, 0.75, 0.80, 0.90], [0.00, 0.05, 0.12, 0.20], 0.2) == 2.0
+    # the most accurate qualifying M need not be the largest qualifying one
+    assert select_weight_bound(grid, [0.78, 0.75, 0.80, 0.90], [0.00, 0.05, 0.12, 0.20], 0.2) == 1.0
+    # nothing qualifies: the fairest M
+    assert select_weight_bound(grid, [0.7, 0.8, 0.9, 0.95], [0.15, 0.11, 0.3, 0.4], 0.2) == 2.0
+    with pytest.raises(ValueError, match="one entry per M"):
+        select_weight_bound(grid, [0.7, 0.8], [0.1, 0.1, 0.1, 0.1], 0.2)
