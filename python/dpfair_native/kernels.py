@@ -1,12 +1,14 @@
 """The three compute kernels, one typed function each, with ``backend="native" | "numpy"``.
 
-``native`` runs the C++ extension ``dpfair_native._core`` (GIL released, threads over rows); ``numpy`` runs the
+``native`` runs the C++ extension ``dpfair_native._core`` (GIL released, threads over rows), or its AVX2/FMA build
+``_core_avx2`` when the CPU supports it (see :func:`native_isa`); ``numpy`` runs the
 pure-NumPy twin in :mod:`dpfair_native._reference`. Both get the same validated inputs and return the same
 results (to float summation order). Inputs are never modified.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 from typing import Literal, Optional, Tuple
 
@@ -23,26 +25,72 @@ __all__ = [
     "minimize_quadratic",
     "clip_group_gradients",
     "native_available",
+    "native_isa",
 ]
+
+
+_ISA_ENV = "DPFAIR_NATIVE_ISA"
+_ISA_MODULES = {"baseline": "_core", "avx2": "_core_avx2"}
+_loaded_native: dict = {}  # value of DPFAIR_NATIVE_ISA -> chosen extension module
+
+
+def _import_native(isa: str):
+    try:
+        return importlib.import_module(f".{_ISA_MODULES[isa]}", __package__)
+    except ImportError as exc:
+        raise ImportError(
+            f"dpfair_native.{_ISA_MODULES[isa]} is not built; reinstall with `pip install .` or pass backend='numpy'"
+        ) from exc
+
+
+def _select_native(requested: str):
+    """The extension module for DPFAIR_NATIVE_ISA = requested ('' = automatic).
+
+    Automatic: ``_core_avx2`` (AVX2 + FMA build) when the baseline module's CPU probe says this CPU and OS support
+    both, else ``_core`` (portable build). The AVX2 module is never imported on a CPU without AVX2: its code could
+    fault with an illegal instruction.
+    """
+    if requested not in ("", "baseline", "avx2"):
+        raise ValueError(f"{_ISA_ENV} must be 'baseline', 'avx2' or unset, got {requested!r}")
+    baseline = _import_native("baseline")
+    if requested == "baseline":
+        return baseline
+    if not baseline.cpu_supports_avx2_fma():
+        if requested == "avx2":
+            raise ValueError(f"{_ISA_ENV}=avx2 but this CPU does not support AVX2 and FMA; unset it or use 'baseline'")
+        return baseline
+    try:
+        return _import_native("avx2")
+    except ImportError:
+        if requested == "avx2":
+            raise
+        return baseline  # built without the AVX2 module (non-x86 compiler, or flags rejected)
+
+
+def _native():
+    """The extension module in use (chosen once per value of the DPFAIR_NATIVE_ISA environment variable)."""
+    requested = os.environ.get(_ISA_ENV, "")
+    module = _loaded_native.get(requested)
+    if module is None:
+        module = _loaded_native[requested] = _select_native(requested)
+    return module
 
 
 def native_available() -> bool:
     """True when the compiled extension imports."""
     try:
-        from . import _core  # noqa: F401
+        _native()
     except ImportError:
         return False
     return True
 
 
-def _native():
-    try:
-        from . import _core
-    except ImportError as exc:  # pragma: no cover - only without a build
-        raise ImportError(
-            "dpfair_native._core is not built; reinstall with `pip install .` or pass backend='numpy'"
-        ) from exc
-    return _core
+def native_isa() -> str:
+    """Instruction set of the extension module in use: 'baseline' (portable) or 'avx2' (AVX2 + FMA).
+
+    Chosen at first use from the CPU; the environment variable DPFAIR_NATIVE_ISA=baseline|avx2 forces one.
+    """
+    return _native().isa
 
 
 def _check_backend(backend: str) -> str:
