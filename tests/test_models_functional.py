@@ -276,24 +276,25 @@ def test_pflr_star_faithful_shift_reduces_covariance_whatever_the_coding():
 
 
 def test_adult_integration_library_default_at_epsilon_1():
-    """FairFunctionalMechanismLR, ε = 1, δ = 1e-5, 3 seeds. Floors measured, below the issue's targets (AUC >= 0.85,
-    RD <= 0.03 not yet met: see bench/RESULTS.md); the non-private LR reference is checked alongside."""
+    """Issue 4's target: FairFunctionalMechanismLR in library-default mode, ε = 1, δ = 1e-5, on Adult (80/20 split r,
+    noise seed r, r = 0..9): mean accuracy >= 0.80, ROC-AUC >= 0.85, risk difference <= 0.03 on the test splits.
+    Its hyper-parameters were chosen on validation splits of the training portions (see bench/RESULTS.md)."""
     from dpfair_native import metrics
     from dpfair_native.datasets import load_adult, train_test_split
 
     ds = load_adult()
     dom = FeatureDomain.from_dataset(ds)
     res = []
-    for seed in range(3):
+    for seed in range(10):
         Xtr, Xte, ytr, yte, s, ste = train_test_split(ds.X, ds.y, ds.sensitive, test_size=0.2, random_state=seed)
         m = FairFunctionalMechanismLR(epsilon=1.0, delta=1e-5, domain=dom, random_state=seed).fit(
             Xtr, ytr, sensitive_features=s)
+        assert m.privacy_spent_ == (1.0, 1e-5)
         p = m.predict(Xte)
         res.append((metrics.accuracy(yte, p), metrics.roc_auc(yte, m.decision_function(Xte)),
                     metrics.demographic_parity_difference(yte, p, sensitive_features=ste)))
     acc, auc, rd = np.mean(res, axis=0)
-    assert acc >= 0.80 and auc >= 0.84 and rd <= 0.06
-
+    assert acc >= 0.80 and auc >= 0.85 and rd <= 0.03, (acc, auc, rd)
 
 def test_fair_fm_weighted_release_sensitivity_and_noise_scales():
     """The joint Gaussian release: Δ₂ = √((Δ_lin/β)² + Δ_quad² + (Δ_g/ω)²) recomputed from the domain, σ the analytic
@@ -347,3 +348,13 @@ def test_structural_repair_uses_the_domain_facts():
     indep = R[5, 5] * m[0] * m[1]
     dev = noisy[0, 1] - indep
     assert abs(R[0, 1] - indep) <= abs(dev) + 1e-12
+    # b̃: shrunk toward (Σx_j)(Σa_i)/n; noiseless -> unchanged
+    b_true = np.append(X[:, :5].T @ (0.5 - (rng.random(n) < 0.4)), 0.0)
+    b_true[5] = 17.0
+    b0, _ = structural_repair(b_true, Q, np.zeros(P), D, fit_intercept=True, n=n, c=0.125)
+    assert np.array_equal(b0, b_true)
+    bn = b_true + rng.normal(size=d)
+    b1, R1 = structural_repair(bn, noisy, std, D, fit_intercept=True, n=n, c=0.125)
+    target = (R1[:5, 5] / 0.125) * bn[5] / n
+    assert b1[5] == bn[5]
+    assert np.all(np.abs(b1[:5] - target) <= np.abs(bn[:5] - target) + 1e-12)

@@ -66,8 +66,8 @@ def _models(name, eps, faithful, domain, x_s, seed, ding=False):
     if name == "PrivLR-Gauss":
         return FunctionalMechanismLR(epsilon=eps, mechanism="gaussian", delta=DEFAULT_DELTA, **lib, **kw)
     if name.startswith("FairFM-Gauss"):
-        tau = float(name.split("tau=")[1]) if "tau=" in name else 0.1
-        return FairFunctionalMechanismLR(epsilon=eps, delta=DEFAULT_DELTA, tau=tau, **lib, **kw)
+        extra = {"tau": float(name.split("tau=")[1])} if "tau=" in name else {}  # else the library default
+        return FairFunctionalMechanismLR(epsilon=eps, delta=DEFAULT_DELTA, **extra, **lib, **kw)
     if name == "PFLR":
         return PFLR(epsilon=eps, paper_faithful=faithful, **lib, **kw)
     if name == "PFLR*":
@@ -140,7 +140,8 @@ def run_functional(runs=None, write=True, results_path=None) -> int:
     out(f"Adult (bundled, {ds.X.shape[0]} rows, d = {ds.X.shape[1]}), 80/20 split, {runs} seeds "
         "(seed r: split r and noise r); mean ± std on the test split. RD = risk difference (demographic parity "
         "difference). 'faithful' = paper_faithful=True; 'default' = library default (domain = "
-        "FeatureDomain.from_dataset(Adult), intercept, ridge + trim, exact constraint |μ̃ᵀw| <= 0.1).")
+        "FeatureDomain.from_dataset(Adult), intercept, ridge + trim, exact constraint |μ̃ᵀw| <= tau; tau = 0.1 "
+        "except FairFunctionalMechanismLR's default 0.05).")
     out()
     out("### Xu et al. (2019) Tables 1/2 layout (ε-DP, Laplace; PFLR* with ε_f = ε/2)")
     out()
@@ -180,15 +181,51 @@ def run_functional(runs=None, write=True, results_path=None) -> int:
     out()
     out("| method | accuracy | ROC-AUC | RD | privacy_spent_ |")
     out("|---|---|---|---|---|")
-    for name in ("PrivLR-Gauss", "FairFM-Gauss", "FairFM-Gauss tau=0.15", "ADFC"):
+    target = None
+    for name in ("PrivLR-Gauss", "FairFM-Gauss", "FairFM-Gauss tau=0.1", "ADFC"):
         mean, std, spent = _evaluate(name, 1.0, False, runs, data)
-        out(f"| {name} | {_fmt(mean[0], std[0])} | {_fmt(mean[1], std[1])} | {_fmt(mean[2], std[2])} | "
+        label = "FairFM-Gauss (default tau)" if name == "FairFM-Gauss" else name
+        out(f"| {label} | {_fmt(mean[0], std[0])} | {_fmt(mean[1], std[1])} | {_fmt(mean[2], std[2])} | "
             f"({spent[0][0]:.3g}, {spent[0][1]:.0e}) |")
+        if name == "FairFM-Gauss":
+            target = mean
+    out()
+    met = target[0] >= 0.80 and target[1] >= 0.85 and target[2] <= 0.03
+    out(f"Target {'met' if met else 'NOT met'} by FairFunctionalMechanismLR (library default): accuracy "
+        f"{target[0]:.4f}, ROC-AUC {target[1]:.4f}, RD {target[2]:.4f} (means over {runs} seeds).")
     out()
     out(f"(wall time {time.perf_counter() - t0:.1f} s)")
+    out()
+    for line in NOTES:
+        out(line)
     if write:
         _write_section(lines, runs, results_path)
     return 0
+
+
+NOTES = [
+    "Notes (written by the reproduction; the numbers above are this run's):",
+    "- Library default of FairFunctionalMechanismLR, and how each choice was made without the test split: one",
+    "  Gaussian release (replace-one, analytic σ) of the Taylor coefficients with weight β = 2 on the linear part",
+    "  and the per-group sums/counts with weight ω = 4 (weights = noise multipliers, sensitivity divided by them);",
+    "  post-processing with public facts of the domain (one-hot columns never co-occur, x_j² = x_j duplicates",
+    "  Q_jd, Q_dd = n/8, n public) and positive-part James–Stein shrinkage of the cross entries of Q̃ toward",
+    "  independence with the public noise variance; ridge 0.3 × the noise's spectral scale, then eigenvalue",
+    "  trimming; the constraint |μ̃ᵀw| <= tau with tau = 0.05, the largest of {0.05, 0.0625, 0.075, 0.1} whose",
+    "  validation RD was <= 0.03. β, ω, tau and the ridge factor were compared on validation splits of the",
+    "  training portion only (train' 75% / val 25% of each seed's training split, seeds 0-9).",
+    "- A least-squares/Chebyshev degree-2 fit of log(1 + e^z) on a bounded range keeps the linear coefficient ½",
+    "  (log(1 + e^z) − z/2 is even) and only lowers the quadratic one; without the constraint that rescales w and",
+    "  leaves predictions unchanged, with it it is the same as a different tau and noise split (β), so it is",
+    "  covered by those choices.",
+    "- Faithful PrivLR/PFLR: close to the papers at ε <= 1 in accuracy (near the majority class 0.755, AUC",
+    "  ~0.5-0.7: mostly constant models). Faithful PFLR* does not replicate: the paper's full-weight shift μ",
+    "  (oriented to lower the covariance) overshoots (noiseless RD ≈ 0.3, the other group favoured); the paper's",
+    "  0.75 / RD 0.005 rows equal a near-constant model. The constraint form (default) has neither problem.",
+    "- Ding et al.: the papers' ε = ε_s/d + (d−1)ε_n/d is not a bound; privacy_spent_ reports ε_s + ε_n (1.51× the",
+    "  claim with ε_s = ε/2). Their small-RD rows at ε <= 0.1 are majority-class models here too (accuracy ≈ 0.755).",
+    "- FairLR (Zafar, |cov| <= 0, exact logistic loss) gives ≈ 0.832 / RD ≈ 0.038 here, not the paper's 0.774 / 0.0095.",
+]
 
 
 def _machine() -> str:

@@ -304,7 +304,8 @@ def structural_repair(b: np.ndarray, Q: np.ndarray, noise_std: np.ndarray, domai
       x_j² = x_j, so Q_jj and Q_jd = c·Σ x_j are the same number released twice with independent noise: both
       become their inverse-variance average (noise_std: per packed coordinate; Q_jd's std is half the packed
       2·Q_jd's). Then every other cross entry is shrunk toward its value under independence
-      (``_shrink_to_independence``, positive-part James–Stein with the public noise variance).
+      (``_shrink_to_independence``, positive-part James–Stein with the public noise variance), and b̃ likewise
+      toward its value if each x_j were independent of the row weights (``_shrink_linear``).
     """
     groups = getattr(domain, "one_hot_groups", ())
     Q = Q.copy()
@@ -326,7 +327,28 @@ def structural_repair(b: np.ndarray, Q: np.ndarray, noise_std: np.ndarray, domai
                 est = (Q[j, j] / v_diag + Q[j, d0] / v_cross) / (1.0 / v_diag + 1.0 / v_cross)
             Q[j, j] = Q[j, d0] = Q[d0, j] = est
         Q = _shrink_to_independence(Q, noise_std, pos, groups)
+        if SHRINK_LINEAR:
+            b = _shrink_linear(b, Q, noise_std, c)
     return b, Q
+
+
+SHRINK_LINEAR = True  # library default; a switch for the comparisons in bench/RESULTS.md
+
+
+def _shrink_linear(b: np.ndarray, Q: np.ndarray, noise_std: np.ndarray, c: float) -> np.ndarray:
+    """Positive-part James–Stein shrinkage of b̃_j = Σ a_i x_ij toward its value if x_j were independent of the row
+    weight a: (Σ_i x_ij)·(Σ_i a_i)/n = (Q̃_jd/c)·b̃_d/n, with n = Q_dd/c; the intercept's b̃_d is kept."""
+    d0 = b.shape[0] - 1
+    n = Q[d0, d0] / c
+    target = (Q[:d0, d0] / c) * b[d0] / n
+    dev = b[:d0] - target
+    var = np.square(noise_std[:d0])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lam = np.where(var > 0, np.maximum(0.0, 1.0 - var / np.square(dev)), 1.0)
+    lam = np.nan_to_num(lam, nan=0.0)
+    out = b.copy()
+    out[:d0] = target + lam * dev
+    return out
 
 
 def _shrink_to_independence(Q: np.ndarray, noise_std: np.ndarray, pos: np.ndarray, groups) -> np.ndarray:
