@@ -141,7 +141,7 @@ def run_functional(runs=None, write=True, results_path=None) -> int:
         "(seed r: split r and noise r); mean ± std on the test split. RD = risk difference (demographic parity "
         "difference). 'faithful' = paper_faithful=True; 'default' = library default (domain = "
         "FeatureDomain.from_dataset(Adult), intercept, ridge + trim, exact constraint |μ̃ᵀw| <= tau; tau = 0.1 "
-        "except FairFunctionalMechanismLR's default 0.05).")
+        "except FairFunctionalMechanismLR's default 0.0625).")
     out()
     out("### Xu et al. (2019) Tables 1/2 layout (ε-DP, Laplace; PFLR* with ε_f = ε/2)")
     out()
