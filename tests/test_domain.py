@@ -257,8 +257,11 @@ def test_contains_all_equals_rowwise_contains():
     """The fast no-copy check agrees with the row-wise one, with and without the Gram shortcut, on clean data and
     on every kind of violation (bounds, a non-0/1 one-hot value, two 1s in a group, a cap, NaN)."""
     rng = np.random.default_rng(3)
-    doms = [box_with_groups(), FeatureDomain([0.0, -1.0, 0.0, 0.0], [1.0, 1.0, 1.0, 1.0], one_hot_groups=[(2, 3)],
-                                             l2_cap=1.5), FeatureDomain(np.zeros(5), np.ones(5), one_hot_groups=[(0, 3)])]
+    doms = [
+        box_with_groups(),
+        FeatureDomain([0.0, -1.0, 0.0, 0.0], [1.0, 1.0, 1.0, 1.0], one_hot_groups=[(2, 3)], l2_cap=1.5),
+        FeatureDomain(np.zeros(5), np.ones(5), one_hot_groups=[(0, 3)]),  # a group whose columns are not adjacent
+    ]
     for D in doms:
         base = vertices(D)
         base = base[D.contains(base)]

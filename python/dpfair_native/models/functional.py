@@ -145,8 +145,9 @@ class _FunctionalBase(DPClassifierBase):
         if ctx.faithful and self._faithful_offset:
             a = a + np.abs(groups - s_mean)
         b, Q, gsums, gcounts, n_projected = taylor_terms_in_domain(
-            ctx.domain, self.domain_policy, X, a, 0.125, fit_intercept=ctx.fit_intercept, groups=groups if ctx.fair else None,
-            n_groups=2 if ctx.fair else None, n_threads=self.n_threads, backend=self.backend,
+            ctx.domain, self.domain_policy, X, a, 0.125, fit_intercept=ctx.fit_intercept,
+            groups=groups if ctx.fair else None, n_groups=2 if ctx.fair else None, n_threads=self.n_threads,
+            backend=self.backend,
         )
         values = [pack_monomials(b, Q)]
         if stats_kind == "group":
@@ -364,7 +365,8 @@ class FairFunctionalMechanismLR(_FunctionalBase):
     def _plan(self, ctx, rng):
         eps = check_epsilon(self.epsilon, allow_inf=True)
         self._tau()
-        return [_joint_block(self, ctx, eps, self.mechanism, self.delta, linear_weight=FAIR_LINEAR_WEIGHT)], "group", 0.0
+        block = _joint_block(self, ctx, eps, self.mechanism, self.delta, linear_weight=FAIR_LINEAR_WEIGHT)
+        return [block], "group", 0.0
 
 
 # In a joint release the group sums/counts are divided by this weight before the noise is added (and multiplied
