@@ -199,8 +199,6 @@ def test_privacy_parameters(name, param, value, message):
         fit(make(name, **{param: value, **extra}), X0, Y0, S0)
 
 
-@pytest.mark.xfail(strict=True, reason="the error says 'identical feature means; the covariance constraint is void' "
-                                       "without naming the empty group; owner: models/logistic.py")
 def test_declared_group_with_no_rows_non_private():
     """Two declared groups, rows of only one: the (non-private) fairness constraint cannot be formed."""
     with pytest.raises(ValueError, match="declared group 1 has no rows"):

@@ -78,6 +78,19 @@ def check_X(X, name: str = "X", *, n_features: Optional[int] = None) -> np.ndarr
     return X
 
 
+def _distinct_values(v: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """np.unique(v, return_inverse=True); for integer/bool v with a small range by counting (no sort)."""
+    if v.dtype.kind in "biu" and v.size:
+        lo, hi = int(v.min()), int(v.max())
+        if hi - lo <= 4 * v.size:
+            offsets = v.astype(np.int64) - lo
+            present = np.flatnonzero(np.bincount(offsets, minlength=hi - lo + 1))
+            codes = np.empty(hi - lo + 1, dtype=np.int64)
+            codes[present] = np.arange(present.size)
+            return (present + lo).astype(v.dtype), codes[offsets]
+    return np.unique(v, return_inverse=True)
+
+
 def check_binary_labels(y, n: int, name: str = "y") -> Tuple[np.ndarray, np.ndarray]:
     """Labels with exactly two distinct values -> (classes (2,), y01 float64 in {0, 1})."""
     if hasattr(y, "to_numpy"):
@@ -87,7 +100,7 @@ def check_binary_labels(y, n: int, name: str = "y") -> Tuple[np.ndarray, np.ndar
         raise ValueError(f"{name} must be 1-D with one label per row of X ({n}), got shape {y.shape}")
     if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
         raise ValueError(f"{name} contains NaN or infinity")
-    classes, y01 = np.unique(y, return_inverse=True)
+    classes, y01 = _distinct_values(y)
     if classes.shape[0] != 2:
         raise ValueError(
             f"{name} must contain exactly two classes for binary classification, got {classes.shape[0]}: {classes[:5]}"
@@ -113,7 +126,7 @@ def check_sensitive_features(sensitive_features, n: int, *, groups=None) -> Tupl
     if s.dtype.kind == "f" and not np.all(np.isfinite(s)):
         raise ValueError("sensitive_features contains NaN or infinity")
     if groups is None:
-        labels, codes = np.unique(s, return_inverse=True)
+        labels, codes = _distinct_values(s)
         return labels, codes.astype(np.int64)
     labels = np.asarray(groups)
     if labels.ndim != 1 or labels.shape[0] < 1 or np.unique(labels).shape[0] != labels.shape[0]:

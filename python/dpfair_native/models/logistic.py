@@ -141,6 +141,12 @@ class FairLogisticRegression(LogisticRegression):
             raise ValueError(
                 f"FairLogisticRegression needs exactly two groups in sensitive_features, got {len(group_labels)}"
             )
+        counts = np.bincount(groups, minlength=2)
+        if np.any(counts == 0):
+            raise ValueError(
+                f"declared group {group_labels[np.argmax(counts == 0)].item()!r} has no rows in sensitive_features; "
+                "drop it from declared_groups or pass rows of both groups"
+            )
         n, d = X.shape
         s = groups.astype(np.float64)
         a = (s - s.mean()) @ X / n
