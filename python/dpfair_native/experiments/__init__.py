@@ -4,7 +4,21 @@ from __future__ import annotations
 
 import importlib
 
-__all__ = ["run"]
+__all__ = ["run", "results_path"]
+
+
+def results_path():
+    """bench/RESULTS.md of the source checkout the command runs in: ./bench/RESULTS.md, else the one beside this
+    package's source tree (python/dpfair_native/...). An installed package has neither: ValueError, use --no-write."""
+    from pathlib import Path
+
+    candidates = [Path.cwd() / "bench" / "RESULTS.md", Path(__file__).resolve().parents[3] / "bench" / "RESULTS.md"]
+    for path in candidates:
+        if path.is_file():
+            return path
+    raise ValueError(
+        "no bench/RESULTS.md here to update: run from the dpfair_native source checkout, or pass --no-write to print only"
+    )
 
 
 def run(which: str, *, runs=None, write: bool = True) -> int:

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
+from . import results_path as results_path_of_checkout
+
 SETTINGS = ("original", "balanced", "unbalanced")
 MODELS = ("SGD", "DPSGD", "Naive", "DPSGD-F")
 SIGMA, C0, DELTA, BATCH, EPOCHS, L2 = 1.0, 0.5, 1e-6, 256, 20, 0.01
@@ -122,7 +124,7 @@ def _machine() -> str:
 
 
 def _write(lines, results_path=None):
-    path = Path(results_path) if results_path else Path(__file__).resolve().parents[3] / "bench" / "RESULTS.md"
+    path = Path(results_path) if results_path else results_path_of_checkout()
     block = "\n".join([MARK_START] + lines + [MARK_END])
     text = path.read_text() if path.exists() else "# Benchmark and reproduction results\n"
     if MARK_START in text and MARK_END in text:

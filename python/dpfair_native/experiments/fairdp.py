@@ -285,7 +285,9 @@ def run(runs=None, write: bool = True) -> int:
     print(cert_note)
     print(sweep)
     if write:
-        path = Path(__file__).resolve().parents[3] / "bench" / "RESULTS.md"
+        from . import results_path
+
+        path = results_path()
         write_section(section_text(table, sweep, runs, seconds, check, cert_note), path)
         print(f"wrote the FairDP section of {path}")
     return 0

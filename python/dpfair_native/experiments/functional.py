@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from . import results_path as results_path_of_checkout
+
 # The papers' numbers (mean, std): Xu et al. Table 2 (Adult) / Table 1, Ding et al. Table 2 (Adult, RD only).
 XU_PAPER = {
     ("LR", 1.0): ((0.8380, 0.0023), (0.1577, 0.0064)),
@@ -246,7 +248,7 @@ SECTION = "## Functional mechanism: reproduction"
 
 
 def _write_section(lines, runs, results_path=None):
-    path = Path(results_path) if results_path else Path(__file__).resolve().parents[3] / "bench" / "RESULTS.md"
+    path = Path(results_path) if results_path else results_path_of_checkout()
     body = [SECTION, "", f"Machine: {_machine()}. Command: `python -m dpfair_native reproduce functional --runs {runs}`.",
             ""] + lines + [""]
     text = path.read_text() if path.exists() else "# Benchmark and reproduction results\n\n"

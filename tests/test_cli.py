@@ -1,0 +1,38 @@
+"""The command line: the main job and the three reproductions run end to end (one seed, print only)."""
+
+import re
+
+import pytest
+
+from dpfair_native import experiments
+from dpfair_native.__main__ import main
+
+
+def test_main_job_prints_models_privacy_and_timings(capsys):
+    assert main([]) == 0
+    out = capsys.readouterr().out
+    rows = {m.group(1).strip(): m for m in re.finditer(
+        r"^  (\S.*?)\s+accuracy (\d\.\d{4})  ROC-AUC (\d\.\d{4})  risk difference (\d\.\d{4})  privacy (.*)$", out, re.M)}
+    assert "LogisticRegression (non-private)" in rows
+    fair = rows["FairFunctionalMechanismLR eps=1, delta=1e-5"]
+    assert fair.group(5) == "(epsilon=1, delta=1.0e-05)"
+    # the DP + fair model is useful (beats the constant model) and fairer than the non-private one
+    assert float(fair.group(2)) > 0.78 and float(fair.group(4)) < 0.05
+    assert float(rows["LogisticRegression (non-private)"].group(4)) > 0.15
+    assert "DPSGDClassifier eps=1, delta=1e-5 (not fair)" in rows
+    for kernel in ("poly2_coefficients", "minimize_quadratic", "clip_group_gradients"):
+        assert re.search(rf"^  {kernel}.* native +[\d.]+ ms +numpy +[\d.]+ ms", out, re.M), kernel
+
+
+@pytest.mark.parametrize("which", ["functional", "dpsgd", "fairdp"])
+def test_reproductions_run_print_only(which, capsys):
+    assert main(["reproduce", which, "--runs", "1", "--no-write"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("\n|") > 5, out[:2000]  # markdown tables were printed
+
+
+def test_results_path_refuses_outside_a_checkout(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(experiments, "__file__", str(tmp_path / "site-packages" / "dpfair_native" / "experiments" / "__init__.py"))
+    with pytest.raises(ValueError, match="pass --no-write"):
+        experiments.results_path()
