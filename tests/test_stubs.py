@@ -14,8 +14,14 @@ PACKAGE = Path(dpfair_native.__file__).parent
 
 
 def _stub_functions(name):
+    """{function: [argument names]} declared by a stub, following `from ._core import f as f` re-exports."""
     tree = ast.parse((PACKAGE / f"{name}.pyi").read_text())
-    return {f.name: [a.arg for a in f.args.args] for f in tree.body if isinstance(f, ast.FunctionDef)}
+    out = {f.name: [a.arg for a in f.args.args] for f in tree.body if isinstance(f, ast.FunctionDef)}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            source = _stub_functions(node.module)
+            out.update({alias.asname or alias.name: source[alias.name] for alias in node.names})
+    return out
 
 
 def _native_functions(module):

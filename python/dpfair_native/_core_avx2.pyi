@@ -1,75 +1,8 @@
-"""Type stubs of the AVX2 + FMA build of the native extension (same kernels as ``_core``).
+"""Type stubs of the AVX2 + FMA build of the native extension: the same kernels as ``_core``."""
 
-Call these through :mod:`dpfair_native.kernels`, which validates inputs and documents the math; the functions here
-take already-validated arrays and raise ValueError on bad shapes, dtypes or non-finite values.
-"""
-
-from typing import Optional, Tuple, TypedDict
-
-import numpy as np
-import numpy.typing as npt
+from ._core import clip_group_gradients as clip_group_gradients
+from ._core import dpsgd_epochs as dpsgd_epochs
+from ._core import minimize_quadratic as minimize_quadratic
+from ._core import poly2_coefficients as poly2_coefficients
 
 isa: str
-
-class _QuadraticResult(TypedDict):
-    w: npt.NDArray[np.float64]
-    n_trimmed: int
-    shift: float
-    lambda_min: float
-    iterations: int
-    converged: bool
-    constraint_active: bool
-    multiplier: float
-
-def poly2_coefficients(
-    X: npt.NDArray[np.floating],
-    a: npt.NDArray[np.float64],
-    c: npt.NDArray[np.float64],
-    groups: Optional[npt.NDArray[np.int64]],
-    n_groups: int,
-    n_threads: int,
-) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.int64]]: ...
-def minimize_quadratic(
-    Q: npt.NDArray[np.float64],
-    b: npt.NDArray[np.float64],
-    ridge: float,
-    psd: str,
-    floor: float,
-    solver: str,
-    a: Optional[npt.NDArray[np.float64]],
-    tau: float,
-    tol: float,
-    max_iter: int,
-) -> _QuadraticResult: ...
-def clip_group_gradients(
-    X: npt.NDArray[np.floating],
-    y: npt.NDArray[np.float64],
-    w: npt.NDArray[np.float64],
-    bias: float,
-    rows: npt.NDArray[np.int64],
-    groups: npt.NDArray[np.int64],
-    clip: npt.NDArray[np.float64],
-    threshold: float,
-    l2: float,
-    n_threads: int,
-) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
-def dpsgd_epochs(
-    X: npt.NDArray[np.floating],
-    y: npt.NDArray[np.float64],
-    groups: npt.NDArray[np.int64],
-    clip: npt.NDArray[np.float64],
-    group_weights: Optional[npt.NDArray[np.float64]],
-    batch_rows: npt.NDArray[np.int64],
-    batch_offsets: npt.NDArray[np.int64],
-    learning_rates: npt.NDArray[np.float64],
-    grad_noise: npt.NDArray[np.float64],
-    count_noise: Optional[npt.NDArray[np.float64]],
-    rule: int,
-    noise: int,
-    noise_multiplier: float,
-    count_noise_multiplier: float,
-    expected_batch_size: float,
-    l2: float,
-    weight_bound: float,
-    params: npt.NDArray[np.float64],
-) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
