@@ -36,3 +36,15 @@ def test_results_path_refuses_outside_a_checkout(tmp_path, monkeypatch):
     monkeypatch.setattr(experiments, "__file__", str(tmp_path / "site-packages" / "dpfair_native" / "experiments" / "__init__.py"))
     with pytest.raises(ValueError, match="pass --no-write"):
         experiments.results_path()
+
+
+def test_readme_usage_example_runs(capsys):
+    """The README's Python example runs as written (docs that match the code)."""
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    code = re.search(r"```python\n(.*?)```", readme, re.S).group(1)
+    exec(compile(code, "README.md", "exec"), {})
+    privacy, dp = capsys.readouterr().out.split("\n")[:2]
+    assert privacy == "(1.0, 1e-05)"
+    assert 0.0 <= float(dp) < 0.05
