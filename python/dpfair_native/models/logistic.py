@@ -21,11 +21,9 @@ def _sigmoid(z):
     return 0.5 * (1.0 + np.tanh(0.5 * z))
 
 
-def _loss(X, y, w, fit_intercept, alpha):
-    d = X.shape[1]
-    z = X @ w[:d] + (w[d] if fit_intercept else 0.0)
-    # Σ log(1 + e^z) − y z, computed stably
-    return float(np.sum(np.logaddexp(0.0, z) - y * z) + 0.5 * alpha * np.dot(w[:d], w[:d]))
+def _loss(z, y, w_coef, alpha):
+    """Σ log(1 + e^z) − y z + (α/2)‖w_coef‖² at the scores z = Xw + bias, computed stably."""
+    return float(np.sum(np.log1p(np.exp(-np.abs(z))) + np.maximum(z, 0.0) - y * z) + 0.5 * alpha * (w_coef @ w_coef))
 
 
 def _newton(est, X, y, constraint=None):
@@ -42,11 +40,11 @@ def _newton(est, X, y, constraint=None):
     if fi:
         reg[d] = 0.0
     w = np.zeros(m)
-    loss = _loss(X, y, w, fi, alpha)
+    z = np.zeros(n)  # the scores Xw + bias, kept up to date along the steps (no product with X per loss)
+    loss = _loss(z, y, w[:d], alpha)
     n_iter = 0
     converged = False
     for n_iter in range(1, int(est.max_iter) + 1):
-        z = X @ w[:d] + (w[d] if fi else 0.0)
         p = _sigmoid(z)
         g, H2, _, _ = taylor_terms(
             X, p - y, 0.5 * p * (1.0 - p), fit_intercept=fi, n_threads=est.n_threads, backend=est.backend
@@ -60,15 +58,17 @@ def _newton(est, X, y, constraint=None):
             backend=est.backend,
         )
         step = sol.w - w
+        dz = X @ step[:d] + (step[d] if fi else 0.0)
         t = 1.0
         while True:  # backtracking: a convex combination of feasible points stays feasible
             w_new = w + t * step
-            new_loss = _loss(X, y, w_new, fi, alpha)
+            z_new = z + t * dz
+            new_loss = _loss(z_new, y, w_new[:d], alpha)
             if new_loss <= loss + 1e-12 * abs(loss) or t < 1e-6:
                 break
             t *= 0.5
         change = float(np.max(np.abs(w_new - w)))
-        w, loss = w_new, new_loss
+        w, z, loss = w_new, z_new, new_loss
         if change <= est.tol * (1.0 + float(np.max(np.abs(w)))):
             converged = True
             break
