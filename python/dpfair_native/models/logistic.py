@@ -44,6 +44,7 @@ def _newton(est, X, y, constraint=None):
     loss = _loss(z, y, w[:d], alpha)
     n_iter = 0
     converged = False
+    prev_change = np.inf
     for n_iter in range(1, int(est.max_iter) + 1):
         p = _sigmoid(z)
         g, H2, _, _ = taylor_terms(
@@ -69,9 +70,14 @@ def _newton(est, X, y, constraint=None):
             t *= 0.5
         change = float(np.max(np.abs(w_new - w)))
         w, z, loss = w_new, z_new, new_loss
-        if change <= est.tol * (1.0 + float(np.max(np.abs(w)))):
+        bound = est.tol * (1.0 + float(np.max(np.abs(w))))
+        # In the quadratic phase (full steps, change_k ≈ C·change_{k-1}²) the next step, i.e. the distance of w
+        # to the optimum, is ≈ change_k³ / change_{k-1}²: stop once that prediction, or the step itself, is <= tol.
+        quadratic = t == 1.0 and change <= 0.1 * prev_change < np.inf
+        if change <= bound or (quadratic and change**3 <= bound * prev_change**2):
             converged = True
             break
+        prev_change = change
     return w, n_iter, converged
 
 
