@@ -2,10 +2,11 @@
 
 Reference: scipy.optimize.minimize(method="trust-exact") on the same objective
     f(w) = Σ_i log(1 + e^{z_i}) − y_i z_i + (α/2)‖coef‖²,  z = X coef + intercept,
-with its exact gradient and Hessian, to gradient norm 1e-10,
-then polished by plain dense Newton steps until the remaining step is < 1e-10 relative. The fair model's binding constraint aᵀw = ±τ
+with its exact gradient and Hessian (dense NumPy, no package kernel), to gradient norm 1e-10, then polished by
+plain Newton steps until the remaining step is < 1e-10 relative. The fair model's binding constraint aᵀw = ±τ
 (a = the covariance vector, intercept entry 0) is removed by parametrizing w = w₀ + N u with N an orthonormal
-basis of a's null space, so the reference is an unconstrained solve as well.
+basis of a's null space, so the reference is an unconstrained solve as well. The estimators must match it to
+1e-6 relative (their own tolerance is tol = 1e-8 on the step).
 """
 
 import numpy as np

@@ -2,7 +2,9 @@
 
 Each Newton step is one pass of the ``poly2_coefficients`` kernel with row weights a_i = p_i − y_i (gradient)
 and c_i = ½·p_i(1 − p_i) (half the Hessian), followed by ``minimize_quadratic`` on the local quadratic model —
-with the linear constraint |aᵀw| <= τ for the fair variant, which keeps every iterate feasible.
+with the linear constraint |aᵀw| <= τ for the fair variant, which keeps every iterate feasible. The scores
+z = Xw + bias are updated along each step (one product with X per iteration, none per line-search loss), and
+the iteration stops when the step, or in the quadratic phase its predicted successor, is <= tol·(1 + max|w|).
 Neither model is private: ``privacy_spent_ = (inf, 0.0)``.
 """
 
