@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "dpfair/logistic_row.hpp"
 #include "dpfair/parallel.hpp"
 
 namespace dpfair {
@@ -14,14 +15,6 @@ namespace {
 
 // Batch elements (rows · d) below which a single thread is used.
 constexpr std::ptrdiff_t kMinElementsPerThread = 200000;
-
-// Logistic function without overflow: exp of a non-positive argument only. Equal to the reference's
-// ½(1 + tanh(z/2)) up to rounding, and about twice as fast as tanh.
-inline double sigmoid(double z) {
-  if (z >= 0.0) return 1.0 / (1.0 + std::exp(-z));
-  const double e = std::exp(z);
-  return e / (1.0 + e);
-}
 
 // Rows ahead whose cache lines are prefetched (batch rows are usually scattered over X).
 constexpr std::ptrdiff_t kPrefetchDistance = 4;
@@ -56,35 +49,16 @@ void accumulate_batch_impl(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::
     if (!std::isfinite(yi)) throw std::invalid_argument("y contains NaN or infinity");
     const T* x = X + i * rs;
 
-    // x·w and ‖x‖², with four partial sums each to break the addition latency chain.
-    double xw0 = 0.0, xw1 = 0.0, xw2 = 0.0, xw3 = 0.0, xx0 = 0.0, xx1 = 0.0, xx2 = 0.0, xx3 = 0.0;
-    std::ptrdiff_t j = 0;
-    for (; j < d4; j += 4) {
-      const double x0 = static_cast<double>(x[j * cs]), x1 = static_cast<double>(x[(j + 1) * cs]);
-      const double x2 = static_cast<double>(x[(j + 2) * cs]), x3 = static_cast<double>(x[(j + 3) * cs]);
-      xw0 += x0 * w[j];
-      xw1 += x1 * w[j + 1];
-      xw2 += x2 * w[j + 2];
-      xw3 += x3 * w[j + 3];
-      xx0 += x0 * x0;
-      xx1 += x1 * x1;
-      xx2 += x2 * x2;
-      xx3 += x3 * x3;
-    }
-    for (; j < d; ++j) {
-      const double xj = static_cast<double>(x[j * cs]);
-      xw0 += xj * w[j];
-      xx0 += xj * xj;
-    }
-    const double xx = (xx0 + xx1) + (xx2 + xx3);
+    double xw, xx;
+    row_dot_and_square<Unit>(x, cs, w, d, xw, xx);
     if (!std::isfinite(xx)) {  // NaN/inf in the row, or (rarely) |x| > ~1e154 overflowing the square
-      for (j = 0; j < d; ++j) {
+      for (std::ptrdiff_t j = 0; j < d; ++j) {
         if (!std::isfinite(static_cast<double>(x[j * cs]))) {
           throw std::invalid_argument("X contains NaN or infinity; remove or impute those values first");
         }
       }
     }
-    const double z = bias + ((xw0 + xw1) + (xw2 + xw3));
+    const double z = bias + xw;
     const double r = sigmoid(z) - yi;
 
     double sq;
@@ -93,7 +67,7 @@ void accumulate_batch_impl(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::
     } else {
       // ‖r·x + l2·w‖² summed directly: the expanded form could cancel when r·x ≈ −l2·w.
       double acc[4] = {0.0, 0.0, 0.0, 0.0};
-      j = 0;
+      std::ptrdiff_t j = 0;
       for (; j < d4; j += 4) {
         for (int u = 0; u < 4; ++u) {
           const double gj = r * static_cast<double>(x[(j + u) * cs]) + l2 * w[j + u];
@@ -116,7 +90,7 @@ void accumulate_batch_impl(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::
       ++n_below[k];
     }
     double* s = sums + k * width;
-    for (j = 0; j < d; ++j) s[j] += (r * static_cast<double>(x[j * cs]) + l2 * w[j]) * scale;
+    for (std::ptrdiff_t j = 0; j < d; ++j) s[j] += (r * static_cast<double>(x[j * cs]) + l2 * w[j]) * scale;
     s[d] += r * scale;
   }
 }

@@ -14,6 +14,7 @@
 #include <Eigen/Core>
 
 #include "dpfair/clipgrad.hpp"
+#include "dpfair/logistic_row.hpp"
 
 namespace dpfair {
 namespace {
@@ -55,32 +56,6 @@ void count_above_below(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::ptrd
   }
 }
 
-// x·w and x·x in double with four independent accumulators each (float rows: no temporary).
-template <class T>
-void dot_and_square(const T* x, const double* w, std::ptrdiff_t d, double& dot, double& square) {
-  double z0 = 0.0, z1 = 0.0, z2 = 0.0, z3 = 0.0, s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-  std::ptrdiff_t j = 0;
-  for (; j + 4 <= d; j += 4) {
-    const double a0 = static_cast<double>(x[j]), a1 = static_cast<double>(x[j + 1]);
-    const double a2 = static_cast<double>(x[j + 2]), a3 = static_cast<double>(x[j + 3]);
-    z0 += a0 * w[j];
-    z1 += a1 * w[j + 1];
-    z2 += a2 * w[j + 2];
-    z3 += a3 * w[j + 3];
-    s0 += a0 * a0;
-    s1 += a1 * a1;
-    s2 += a2 * a2;
-    s3 += a3 * a3;
-  }
-  for (; j < d; ++j) {
-    const double a = static_cast<double>(x[j]);
-    z0 += a * w[j];
-    s0 += a * a;
-  }
-  dot = (z0 + z1) + (z2 + z3);
-  square = (s0 + s1) + (s2 + s3);
-}
-
 // Contiguous rows (col_stride 1): residual r_i = σ(z_i) − y_i and gradient norm |r_i|·sqrt(1 + ‖x_i‖²) of every
 // batch row, with vectorized dot products; the clipped sum is then one axpy per row (no second gradient pass).
 template <class T>
@@ -102,14 +77,12 @@ void residuals_and_norms(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::pt
       z = xv.dot(Eigen::Map<const Eigen::VectorXd>(w, d));
       xx = xv.squaredNorm();
     } else {
-      dot_and_square(x, w, d, z, xx);
+      row_dot_and_square<true>(x, 1, w, d, z, xx);
     }
     z += bias;
     const double yi = y[i];
     require(std::isfinite(xx) && std::isfinite(yi), "X or y contains NaN or infinity in a batch row");
-    const double e = std::exp(-std::abs(z));  // σ(z) without overflow
-    const double p = z >= 0.0 ? 1.0 / (1.0 + e) : e / (1.0 + e);
-    const double r = p - yi;
+    const double r = sigmoid(z) - yi;
     resid[static_cast<std::size_t>(t)] = r;
     norm[static_cast<std::size_t>(t)] = std::abs(r) * std::sqrt(1.0 + xx);
   }
