@@ -61,7 +61,7 @@ def test_control_python_call_holds_the_gil():
     assert iterations_inside(_python_busy) == 0
 
 
-@pytest.mark.parametrize("kernel", ["poly2", "clipgrad", "quadratic", "dpsgd"])
+@pytest.mark.parametrize("kernel", ["poly2", "clipgrad", "quadratic", "dpsgd", "logistic"])
 def test_native_kernels_release_the_gil(kernel):
     if kernel == "poly2":
         call = lambda: kernels.poly2_coefficients(XL, YL - 0.5, 0.125, groups=GL, n_threads=2)  # noqa: E731
@@ -73,6 +73,8 @@ def test_native_kernels_release_the_gil(kernel):
         A = RNG.standard_normal((400, 400))
         Q = (A + A.T) / 2
         call = lambda: kernels.minimize_quadratic(Q, np.ones(400), psd="trim")  # noqa: E731
+    elif kernel == "logistic":
+        call = lambda: kernels.logistic_newton(XL, YL, alpha=1.0, n_threads=2)  # noqa: E731
     else:
         T, rows = 200, np.tile(np.arange(2_000), 200)
         offsets = np.arange(T + 1) * 2_000

@@ -139,6 +139,23 @@ def test_dpsgd_epochs_matches_reference(isa, rule, dtype):
     assert not np.allclose(p_nat, 0.0)
 
 
+@pytest.mark.parametrize("indicators", [False, True])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_logistic_newton_matches_reference(isa, indicators, dtype):
+    rng = np.random.default_rng(6)
+    n = 3000
+    X = rng.standard_normal((n, 6))
+    if indicators:  # one-hot block: the native kernel's pattern path
+        X = np.column_stack([X[:, :3], np.eye(5)[rng.integers(0, 5, n)]])
+    X = X.astype(dtype)
+    y = (rng.random(n) < 1.0 / (1.0 + np.exp(-(X @ rng.normal(size=X.shape[1]))))).astype(np.float64)
+    a = np.append(rng.normal(size=X.shape[1]), 0.0)
+    nat = kernels.logistic_newton(X, y, alpha=1e-3, constraint=(a, 0.05))
+    ref = kernels.logistic_newton(X, y, alpha=1e-3, constraint=(a, 0.05), backend="numpy")
+    assert nat.converged and (nat.n_iter, nat.n_passes) == (ref.n_iter, ref.n_passes)
+    np.testing.assert_allclose(nat.w, ref.w, rtol=0, atol=1e-8 * np.abs(ref.w).max())
+
+
 def test_the_two_builds_agree_with_each_other():
     usable, reason = _avx2_usable()
     if not usable:

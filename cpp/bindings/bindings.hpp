@@ -7,3 +7,4 @@ void bind_poly2(pybind11::module_& m);
 void bind_quadratic(pybind11::module_& m);
 void bind_clipgrad(pybind11::module_& m);
 void bind_sgd(pybind11::module_& m);
+void bind_logistic(pybind11::module_& m);

@@ -27,7 +27,7 @@ bool cpu_supports_avx2_fma() {
 #endif
 
 PYBIND11_MODULE(DPFAIR_MODULE_NAME, m) {
-  m.doc() = "Native kernels of dpfair_native (poly2 coefficients, noisy quadratic minimization, clipped group gradients).";
+  m.doc() = "Native kernels of dpfair_native (poly2 coefficients, noisy quadratic minimization, clipped group gradients, DP-SGD loop, logistic Newton).";
   m.attr("isa") = DPFAIR_MODULE_ISA;
 #ifdef DPFAIR_CPU_PROBE
   m.def("cpu_supports_avx2_fma", &cpu_supports_avx2_fma,
@@ -37,4 +37,5 @@ PYBIND11_MODULE(DPFAIR_MODULE_NAME, m) {
   bind_quadratic(m);
   bind_clipgrad(m);
   bind_sgd(m);
+  bind_logistic(m);
 }

@@ -74,3 +74,14 @@ def dpsgd_epochs(
     weight_bound: float,
     params: npt.NDArray[np.float64],
 ) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+def logistic_newton(
+    X: npt.NDArray[np.floating],
+    y: npt.NDArray[np.float64],
+    alpha: float,
+    fit_intercept: bool,
+    max_iter: int,
+    tol: float,
+    n_threads: int,
+    constraint: Optional[npt.NDArray[np.float64]],
+    tau: float,
+) -> Tuple[npt.NDArray[np.float64], int, bool, int, bool]: ...

@@ -2,6 +2,7 @@
 
 from ._core import clip_group_gradients as clip_group_gradients
 from ._core import dpsgd_epochs as dpsgd_epochs
+from ._core import logistic_newton as logistic_newton
 from ._core import minimize_quadratic as minimize_quadratic
 from ._core import poly2_coefficients as poly2_coefficients
 

@@ -192,3 +192,121 @@ def dpsgd_epochs(X, y, params, batch_rows, batch_offsets, learning_rates, grad_n
         g[:d] += l2 * params[:d]
         params -= learning_rates[t] * g
     return params, step_bounds
+
+
+def _sigmoid(z):
+    """σ(z) = (z >= 0 ? 1 : e) / (1 + e), e = exp(−|z|): no overflow (the native kernels' formula)."""
+    e = np.exp(-np.abs(z))
+    return np.where(z >= 0, 1.0, e) / (1.0 + e)
+
+
+def _newton_target(H, reg, w, grad, constraint):
+    """Minimizer over feasible w + v of ½vᵀ(H + R)v + gradᵀv, returned as w + v (Cholesky, else trimmed eigenbasis)."""
+    S = H + np.diag(reg)
+    b = grad - S @ w
+    floor = 1e-12 * max(1.0, 0.5 * float(np.max(np.diag(S))))
+    try:
+        L = np.linalg.cholesky(S)
+    except np.linalg.LinAlgError:
+        L = None
+    if L is not None and 0.5 * float(np.min(np.diag(L))) ** 2 >= floor:
+        target = np.linalg.solve(S, -b)
+        if constraint is None:
+            return target
+        a, tau = constraint
+        value = float(a @ target)
+        if abs(value) <= tau:
+            return target
+        u = np.linalg.solve(S, a)
+        denom = float(a @ u)
+        if denom > 0.0:
+            goal = np.copysign(tau, value)
+            target = target - ((value - goal) / denom) * u
+            return target - ((float(a @ target) - goal) / denom) * u
+    return minimize_quadratic(0.5 * S, b, 0.0, "trim", floor, "newton", constraint, 0.0, 0).w
+
+
+def _segment_slope(t, z0, z1, y, reg, w, v):
+    dz = z1 - z0
+    return float((_sigmoid(z0 + t * dz) - y) @ dz + np.sum(reg * (w + t * v) * v))
+
+
+def logistic_newton(X, y, alpha, fit_intercept, constraint, max_iter, tol):
+    """Exact logistic regression by damped Newton steps (the algorithm of the native kernel, dense NumPy passes).
+
+    Returns (w, n_iter, converged, n_passes); w = [coef, intercept (if fit_intercept)].
+    """
+    n, d = X.shape
+    m = d + 1 if fit_intercept else d
+    reg = np.full(m, float(alpha))
+    if fit_intercept:
+        reg[d] = 0.0
+    X = X.astype(np.float64, copy=False)
+    n_passes = 0
+
+    def full_pass(w, hessian):
+        nonlocal n_passes
+        n_passes += 1
+        z = X @ w[:d] + (w[d] if fit_intercept else 0.0)
+        p = _sigmoid(z)
+        a = p - y
+        g = np.empty(m)
+        g[:d] = a @ X
+        if fit_intercept:
+            g[d] = a.sum()
+        if not hessian:
+            return z, g, None
+        c = p * (1.0 - p)
+        H = np.empty((m, m))
+        H[:d, :d] = (X * c[:, None]).T @ X
+        if fit_intercept:
+            H[:d, d] = H[d, :d] = c @ X
+            H[d, d] = c.sum()
+        return z, g, H
+
+    w = np.zeros(m)
+    z, g, H = full_pass(w, True)
+    if not (np.all(np.isfinite(z)) and np.all(np.isfinite(g))):
+        raise ValueError("X contains NaN or infinity; remove or impute those values first")
+    converged = False
+    n_iter = 0
+    prev_change = np.inf
+    for n_iter in range(1, max_iter + 1):
+        grad = g + reg * w
+        v = _newton_target(H, reg, w, grad, constraint) - w
+        change = float(np.max(np.abs(v)))
+        bound = tol * (1.0 + float(np.max(np.abs(w + v))))
+        quadratic = np.isfinite(prev_change) and change <= 0.1 * prev_change
+        final = change <= bound or (quadratic and change**3 <= bound * prev_change**2)
+        last = final or n_iter == max_iter
+        trial = w + v
+        z1, g1, H1 = full_pass(trial, not last)
+        slope0 = float(grad @ v)
+        slope1 = float((g1 + reg * trial) @ v)
+        if slope1 <= 0.0 or (final and slope1 <= -0.5 * slope0):
+            w, z, g, H = trial, z1, g1, H1
+            if final:
+                converged = True
+                break
+            prev_change = change
+            continue
+        lo, hi, t = 0.0, 1.0, 0.0
+        if slope0 < 0.0:
+            for _ in range(60):
+                mid = 0.5 * (lo + hi)
+                s = _segment_slope(mid, z, z1, y, reg, w, v)
+                if s < 0.9 * slope0:
+                    lo = mid
+                elif s > 1e-4 * slope0:
+                    hi = mid
+                else:
+                    t = mid
+                    break
+        if t == 0.0:
+            converged = change <= bound
+            break
+        w = w + t * v
+        prev_change = t * change
+        if n_iter < max_iter:
+            z, g, H = full_pass(w, True)
+    return w, n_iter, converged, n_passes

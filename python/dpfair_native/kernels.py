@@ -1,4 +1,4 @@
-"""The three compute kernels, one typed function each, with ``backend="native" | "numpy"``.
+"""The compute kernels, one typed function each, with ``backend="native" | "numpy"``.
 
 ``native`` runs the C++ extension ``dpfair_native._core`` (GIL released, threads over rows), or its AVX2/FMA build
 ``_core_avx2`` when the CPU supports it (see :func:`native_isa`); ``numpy`` runs the
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from typing import Literal, Optional, Tuple
+from typing import Literal, NamedTuple, Optional, Tuple
 
 import numpy as np
 
@@ -491,3 +491,93 @@ def dpsgd_epochs(
     return params_out, step_bounds
 
 __all__.append("dpsgd_epochs")
+
+
+class LogisticFit(NamedTuple):
+    """Result of :func:`logistic_newton`: w = [coef (d), intercept (if fitted)]."""
+
+    w: np.ndarray
+    n_iter: int
+    converged: bool
+    n_passes: int
+
+
+def logistic_newton(
+    X,
+    y,
+    *,
+    alpha: float = 0.0,
+    fit_intercept: bool = True,
+    constraint=None,
+    max_iter: int = 50,
+    tol: float = 1e-8,
+    n_threads: Optional[int] = None,
+    backend: Backend = "native",
+) -> LogisticFit:
+    """Exact logistic regression by damped Newton steps, one pass over X per step.
+
+    Minimizes ``L(w) = Σ_i [log(1 + e^{z_i}) − y_i z_i] + (alpha/2)‖coef‖²``, ``z_i = x_iᵀcoef + intercept``
+    (the intercept is not penalized), subject to ``|aᵀw| <= tau`` when ``constraint = (a, tau)`` is given
+    (a: (d + fit_intercept,), tau >= 0; w = 0 is feasible, so every iterate is).
+
+    Step k computes the scores, the gradient ``Σ(p_i − y_i)x̃_i`` and the Hessian ``Σ p_i(1 − p_i)x̃_i x̃_iᵀ``
+    (x̃ = [x, 1]) in one pass, minimizes the Newton model over the feasible set (Cholesky; the trimmed eigenbasis
+    when the model is singular to 1e-12 relative) and takes the full step v when the slope ∇L(w + v)ᵀv <= 0 (then,
+    by convexity, no shorter step is better); otherwise it bisects on the slope along the segment for a Wolfe step
+    (no extra pass: the scores are linear along it). It stops after a full step with ``max|v| <= tol·(1 + max|w|)``,
+    or in the quadratic phase when the predicted next step ``max|v_k|³/max|v_{k−1}|²`` is that small.
+
+    X: (n, d) float32/float64, any layout; y: (n,) in [0, 1]. The native kernel reads rows in place, except when a
+    sample of rows shows 0/1 columns that are mostly 0 (one-hot encodings): then it copies the other columns plus,
+    per row, the index of its set of ones (its "pattern") once, and each pass sums a row's contributions per
+    pattern before spreading them over the pattern's columns, so the per-row work is that of the other columns.
+    Same iterates as the NumPy reference up to float summation order (n_iter and n_passes agree).
+    Returns ``LogisticFit(w, n_iter, converged, n_passes)``; with a single class in y there is no minimizer and
+    the fit stops with ``converged=False``.
+    """
+    _check_backend(backend)
+    X = _float_matrix(X, "X")
+    n, d = X.shape
+    if n == 0 or d == 0:
+        raise ValueError(f"X must have at least one row and one column, got shape {X.shape}")
+    y = _float_vector(y, n, "y")
+    if not np.all((y >= 0.0) & (y <= 1.0)):
+        raise ValueError("y must lie in [0, 1] (labels 0/1, or probabilities)")
+    alpha = float(alpha)
+    tol = float(tol)
+    if not np.isfinite(alpha) or alpha < 0:
+        raise ValueError(f"alpha must be a finite number >= 0, got {alpha!r}")
+    if not np.isfinite(tol) or tol < 0:
+        raise ValueError(f"tol must be a finite number >= 0, got {tol!r}")
+    if isinstance(max_iter, (bool, np.bool_)) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
+        raise ValueError(f"max_iter must be an integer >= 1, got {max_iter!r}")
+    m = d + 1 if fit_intercept else d
+    threads = _threads(n_threads)
+    _check_square_fits(m, threads + 3, "X")
+    a = None
+    tau = 0.0
+    if constraint is not None:
+        try:
+            a, tau = constraint
+        except (TypeError, ValueError):
+            raise ValueError("constraint must be a pair (a, tau) meaning |aᵀw| <= tau") from None
+        a = np.asarray(a, dtype=np.float64)
+        if a.shape != (m,):
+            raise ValueError(f"constraint vector must have shape ({m},) (n_features + fit_intercept), got {a.shape}")
+        _all_finite(a, "constraint vector")
+        tau = float(tau)
+        if not np.isfinite(tau) or tau < 0:
+            raise ValueError(f"tau must be a finite number >= 0, got {tau!r}")
+    if backend == "numpy":
+        _all_finite(X, "X")
+        w, n_iter, converged, n_passes = _reference.logistic_newton(
+            X, y, alpha, bool(fit_intercept), None if a is None else (a, tau), int(max_iter), tol
+        )
+    else:
+        w, n_iter, converged, n_passes, _ = _native().logistic_newton(
+            X, y, alpha, bool(fit_intercept), int(max_iter), tol, threads, a, tau
+        )
+    return LogisticFit(w=np.asarray(w), n_iter=int(n_iter), converged=bool(converged), n_passes=int(n_passes))
+
+
+__all__ += ["LogisticFit", "logistic_newton"]
