@@ -46,7 +46,7 @@ def test_adult(benchmark, adult, name, backend):
 
 
 @pytest.mark.parametrize("backend", ["native", "numpy"])
-@pytest.mark.parametrize("name", ["PrivLR", "FairFM", "PFLR*", "ADFC"])
+@pytest.mark.parametrize("name", ["PrivLR", "FairFM", "PFLR*", "ADFC", "LR", "FairLR"])
 def test_large(benchmark, large, name, backend):
     dom, X, y, s = large
     benchmark.pedantic(lambda: ESTIMATORS[name](dom, backend).fit(X, y, sensitive_features=s), rounds=3, iterations=1)

@@ -1,11 +1,9 @@
-"""Non-private baselines: exact logistic regression and its fair variant (Zafar et al. 2017), by Newton/IRLS.
+"""Non-private baselines: exact logistic regression and its fair variant (Zafar et al. 2017), by damped Newton.
 
-Each Newton step is one pass of the ``poly2_coefficients`` kernel with row weights a_i = p_i − y_i (gradient)
-and c_i = ½·p_i(1 − p_i) (half the Hessian), followed by ``minimize_quadratic`` on the local quadratic model —
-with the linear constraint |aᵀw| <= τ for the fair variant, which keeps every iterate feasible. The scores
-z = Xw + bias are updated along each step (one product with X per iteration, none per line-search loss), and
-the iteration stops when the step, or in the quadratic phase its predicted successor, is <= tol·(1 + max|w|).
-Neither model is private: ``privacy_spent_ = (inf, 0.0)``.
+Both fit with the ``logistic_newton`` kernel: each Newton step is one pass over X giving the scores, the gradient
+and the Hessian of the exact loss; the step minimizes the local quadratic model (with the linear constraint
+|aᵀw| <= τ for the fair variant, which keeps every iterate feasible) and is checked, or shortened, by the slope of
+the loss along it. Neither model is private: ``privacy_spent_ = (inf, 0.0)``.
 """
 
 from __future__ import annotations
@@ -14,73 +12,22 @@ import numpy as np
 
 from .. import kernels
 from ._base import DPClassifierBase
-from ._functional_core import taylor_terms
 
 __all__ = ["LogisticRegression", "FairLogisticRegression"]
 
 
-def _sigmoid(z):
-    return 0.5 * (1.0 + np.tanh(0.5 * z))
-
-
-def _loss(z, y, w_coef, alpha):
-    """Σ log(1 + e^z) − y z + (α/2)‖w_coef‖² at the scores z = Xw + bias, computed stably."""
-    return float(np.sum(np.log1p(np.exp(-np.abs(z))) + np.maximum(z, 0.0) - y * z) + 0.5 * alpha * (w_coef @ w_coef))
-
-
 def _newton(est, X, y, constraint=None):
-    """Minimize Σ_i log(1 + e^{z_i}) − y_i z_i + (α/2)‖w‖² (z = xᵀw + bias) with damped Newton steps."""
-    n, d = X.shape
-    fi = bool(est.fit_intercept)
+    """Minimize Σ_i log(1 + e^{z_i}) − y_i z_i + (α/2)‖w‖² (z = xᵀw + bias), optionally s.t. |aᵀw| <= τ."""
     alpha = float(est.alpha)
     if not np.isfinite(alpha) or alpha < 0:
         raise ValueError(f"alpha must be a finite number >= 0, got {est.alpha!r}")
     if int(est.max_iter) < 1:
         raise ValueError(f"max_iter must be >= 1, got {est.max_iter!r}")
-    m = d + 1 if fi else d
-    reg = np.full(m, alpha)
-    if fi:
-        reg[d] = 0.0
-    w = np.zeros(m)
-    z = np.zeros(n)  # the scores Xw + bias, kept up to date along the steps (no product with X per loss)
-    loss = _loss(z, y, w[:d], alpha)
-    n_iter = 0
-    converged = False
-    prev_change = np.inf
-    for n_iter in range(1, int(est.max_iter) + 1):
-        p = _sigmoid(z)
-        g, H2, _, _ = taylor_terms(
-            X, p - y, 0.5 * p * (1.0 - p), fit_intercept=fi, n_threads=est.n_threads, backend=est.backend
-        )
-        # Local model: ½ vᵀ(H + αI)v + (g + αw)ᵀv for v = w' − w, i.e. w'ᵀ Q w' + bᵀ w' with
-        # Q = ½(H + αI), b = g + αw − (H + αI)w.
-        Q = H2 + np.diag(0.5 * reg)
-        b = g + reg * w - 2.0 * (Q @ w)
-        sol = kernels.minimize_quadratic(
-            Q, b, psd="trim", floor=1e-12 * max(1.0, float(np.max(np.diag(Q)))), constraint=constraint,
-            backend=est.backend,
-        )
-        step = sol.w - w
-        dz = X @ step[:d] + (step[d] if fi else 0.0)
-        t = 1.0
-        while True:  # backtracking: a convex combination of feasible points stays feasible
-            w_new = w + t * step
-            z_new = z + t * dz
-            new_loss = _loss(z_new, y, w_new[:d], alpha)
-            if new_loss <= loss + 1e-12 * abs(loss) or t < 1e-6:
-                break
-            t *= 0.5
-        change = float(np.max(np.abs(w_new - w)))
-        w, z, loss = w_new, z_new, new_loss
-        bound = est.tol * (1.0 + float(np.max(np.abs(w))))
-        # In the quadratic phase (full steps, change_k ≈ C·change_{k-1}²) the next step, i.e. the distance of w
-        # to the optimum, is ≈ change_k³ / change_{k-1}²: stop once that prediction, or the step itself, is <= tol.
-        quadratic = t == 1.0 and change <= 0.1 * prev_change < np.inf
-        if change <= bound or (quadratic and change**3 <= bound * prev_change**2):
-            converged = True
-            break
-        prev_change = change
-    return w, n_iter, converged
+    fit = kernels.logistic_newton(
+        X, y, alpha=alpha, fit_intercept=bool(est.fit_intercept), constraint=constraint, max_iter=int(est.max_iter),
+        tol=float(est.tol), n_threads=est.n_threads, backend=est.backend,
+    )
+    return fit.w, fit.n_iter, fit.converged
 
 
 class LogisticRegression(DPClassifierBase):
