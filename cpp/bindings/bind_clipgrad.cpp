@@ -7,6 +7,7 @@
 #include <pybind11/numpy.h>
 
 #include "bindings.hpp"
+#include "strided_matrix.hpp"
 #include "dpfair/clipgrad.hpp"
 
 namespace py = pybind11;
@@ -26,22 +27,9 @@ IndexVector index_vector(const py::object& obj, const char* name) {
 
 py::tuple clip_grad(py::array X, Vector y, Vector w, double bias, py::object rows_in, py::object groups_in,
                     Vector clip, double threshold, double l2, int n_threads) {
-  if (X.ndim() != 2) throw py::value_error("X must be a 2-D array (n_samples, n_features)");
-  bool single = false;
-  if (X.dtype().equal(py::dtype::of<float>())) {
-    single = true;
-  } else if (!X.dtype().equal(py::dtype::of<double>())) {
-    throw py::type_error("X must be float32 or float64 in native byte order; convert with X.astype(np.float64)");
-  }
-  if (!X.attr("flags").attr("aligned").cast<bool>()) X = X.attr("copy")().cast<py::array>();
-  const std::ptrdiff_t n = X.shape(0), d = X.shape(1);
-  const auto item = static_cast<std::ptrdiff_t>(X.itemsize());
-  auto element_stride = [&](int axis) -> std::ptrdiff_t {
-    if (X.shape(axis) <= 1) return 0;  // never stepped; NumPy may store any value here
-    if (X.strides(axis) % item != 0) throw py::value_error("X has strides that are not a multiple of its item size");
-    return X.strides(axis) / item;
-  };
-  const std::ptrdiff_t rs = element_stride(0), cs = element_stride(1);
+  const StridedMatrix Xs = strided_matrix(std::move(X));
+  const std::ptrdiff_t n = Xs.rows, d = Xs.cols, rs = Xs.row_stride, cs = Xs.col_stride;
+  const bool single = Xs.single;
   IndexVector rows = index_vector(rows_in, "rows");
   IndexVector groups = index_vector(groups_in, "groups");
   if (y.ndim() != 1 || y.shape(0) != n) throw py::value_error("y must have shape (n_samples,) matching X");
@@ -62,10 +50,10 @@ py::tuple clip_grad(py::array X, Vector y, Vector w, double bias, py::object row
   {
     py::gil_scoped_release release;
     if (single) {
-      dpfair::clip_group_gradients(static_cast<const float*>(X.data()), n, d, rs, cs, yp, wp, bias, rp, n_rows, gp,
+      dpfair::clip_group_gradients(static_cast<const float*>(Xs.data()), n, d, rs, cs, yp, wp, bias, rp, n_rows, gp,
                                    cp, K, threshold, l2, sp, ap, bp, n_threads);
     } else {
-      dpfair::clip_group_gradients(static_cast<const double*>(X.data()), n, d, rs, cs, yp, wp, bias, rp, n_rows, gp,
+      dpfair::clip_group_gradients(static_cast<const double*>(Xs.data()), n, d, rs, cs, yp, wp, bias, rp, n_rows, gp,
                                    cp, K, threshold, l2, sp, ap, bp, n_threads);
     }
   }

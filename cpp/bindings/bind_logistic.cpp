@@ -2,10 +2,12 @@
 // float32/float64), runs the whole fit with the GIL released.
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include <pybind11/numpy.h>
 
 #include "bindings.hpp"
+#include "strided_matrix.hpp"
 #include "dpfair/logistic.hpp"
 
 namespace py = pybind11;
@@ -15,24 +17,16 @@ namespace {
 using Doubles = py::array_t<double, py::array::c_style | py::array::forcecast>;
 
 template <class T>
-dpfair::LogisticNewtonResult run(const py::array& X, const Doubles& y, const dpfair::LogisticNewtonOptions& opt) {
-  const auto item = static_cast<std::ptrdiff_t>(sizeof(T));
-  if (X.strides(0) % item != 0 || X.strides(1) % item != 0) throw py::value_error("X strides must be whole elements");
-  const T* data = static_cast<const T*>(X.data());
-  const std::ptrdiff_t n = X.shape(0), d = X.shape(1), rs = X.strides(0) / item, cs = X.strides(1) / item;
+dpfair::LogisticNewtonResult run(const StridedMatrix& X, const Doubles& y, const dpfair::LogisticNewtonOptions& opt) {
   py::gil_scoped_release release;
-  return dpfair::logistic_newton<T>(data, n, d, rs, cs, y.data(), opt);
+  return dpfair::logistic_newton<T>(static_cast<const T*>(X.data()), X.rows, X.cols, X.row_stride, X.col_stride,
+                                    y.data(), opt);
 }
 
-py::tuple logistic_newton(py::array X, Doubles y, double alpha, bool fit_intercept, int max_iter, double tol,
+py::tuple logistic_newton(py::array X_in, Doubles y, double alpha, bool fit_intercept, int max_iter, double tol,
                           int n_threads, py::object constraint, double tau) {
-  if (X.ndim() != 2) throw py::value_error("X must be a 2-D array (n_samples, n_features)");
-  const bool single = X.dtype().equal(py::dtype::of<float>());
-  if (!single && !X.dtype().equal(py::dtype::of<double>())) {
-    throw py::type_error("X must be float32 or float64 in native byte order; convert with X.astype(np.float64)");
-  }
-  if (!X.attr("flags").attr("aligned").cast<bool>()) X = X.attr("copy")().cast<py::array>();
-  const py::ssize_t n = X.shape(0), d = X.shape(1);
+  const StridedMatrix X = strided_matrix(std::move(X_in));
+  const py::ssize_t n = X.rows, d = X.cols;
   if (y.ndim() != 1 || y.shape(0) != n) throw py::value_error("y must be 1-D with length " + std::to_string(n));
   dpfair::LogisticNewtonOptions opt;
   opt.alpha = alpha;
@@ -53,7 +47,7 @@ py::tuple logistic_newton(py::array X, Doubles y, double alpha, bool fit_interce
   }
   dpfair::LogisticNewtonResult res;
   try {
-    res = single ? run<float>(X, y, opt) : run<double>(X, y, opt);
+    res = X.single ? run<float>(X, y, opt) : run<double>(X, y, opt);
   } catch (const std::invalid_argument& e) {
     throw py::value_error(e.what());
   }

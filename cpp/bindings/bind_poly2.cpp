@@ -7,6 +7,7 @@
 #include <pybind11/numpy.h>
 
 #include "bindings.hpp"
+#include "strided_matrix.hpp"
 #include "dpfair/poly2.hpp"
 
 namespace py = pybind11;
@@ -14,39 +15,6 @@ namespace py = pybind11;
 namespace {
 
 using Vector = py::array_t<double, py::array::c_style | py::array::forcecast>;
-
-// X as float32/float64 data pointer plus element strides; `keep` owns the memory (X itself, or an aligned copy).
-struct StridedMatrix {
-  py::array keep;
-  bool single = false;
-  std::ptrdiff_t rows = 0, cols = 0, row_stride = 0, col_stride = 0;
-};
-
-StridedMatrix strided_matrix(py::array X) {
-  if (X.ndim() != 2) throw py::value_error("X must be a 2-D array (n_samples, n_features)");
-  StridedMatrix m;
-  if (X.dtype().equal(py::dtype::of<double>())) {
-    m.single = false;
-  } else if (X.dtype().equal(py::dtype::of<float>())) {
-    m.single = true;
-  } else {
-    throw py::type_error("X must be float32 or float64 in native byte order; convert with X.astype(np.float64)");
-  }
-  if (!X.attr("flags").attr("aligned").cast<bool>()) X = X.attr("copy")().cast<py::array>();
-  m.keep = X;
-  m.rows = X.shape(0);
-  m.cols = X.shape(1);
-  const auto item = static_cast<std::ptrdiff_t>(X.itemsize());
-  auto element_stride = [&](int axis) -> std::ptrdiff_t {
-    if (X.shape(axis) <= 1) return 0;  // never stepped; NumPy may store any value here
-    const std::ptrdiff_t s = X.strides(axis);
-    if (s % item != 0) throw py::value_error("X has strides that are not a multiple of its item size; pass a copy");
-    return s / item;
-  };
-  m.row_stride = element_stride(0);
-  m.col_stride = element_stride(1);
-  return m;
-}
 
 py::tuple poly2(py::array X_in, Vector a, Vector c, py::object groups_in, std::int64_t n_groups, int n_threads) {
   StridedMatrix X = strided_matrix(std::move(X_in));

@@ -7,6 +7,7 @@
 #include <pybind11/numpy.h>
 
 #include "bindings.hpp"
+#include "strided_matrix.hpp"
 #include "dpfair/sgd.hpp"
 
 namespace py = pybind11;
@@ -30,13 +31,11 @@ void check_matrix(const py::array& a, py::ssize_t rows, py::ssize_t cols, const 
 }
 
 template <class T>
-void run(const py::array& X, const Doubles& y, const Int64s& groups, const Doubles& clip, const double* weights,
+void run(const StridedMatrix& X, const Doubles& y, const Int64s& groups, const Doubles& clip, const double* weights,
          const Int64s& rows, const Int64s& offsets, const Doubles& lr, const Doubles& grad_noise,
          const double* count_noise, const dpfair::SgdConfig& config, double* params, double* step_bounds) {
-  const auto item = static_cast<std::ptrdiff_t>(sizeof(T));
-  if (X.strides(0) % item != 0 || X.strides(1) % item != 0) throw py::value_error("X strides must be whole elements");
   const T* data = static_cast<const T*>(X.data());
-  const std::ptrdiff_t n = X.shape(0), d = X.shape(1), rs = X.strides(0) / item, cs = X.strides(1) / item;
+  const std::ptrdiff_t n = X.rows, d = X.cols, rs = X.row_stride, cs = X.col_stride;
   const std::ptrdiff_t K = clip.shape(0), steps = lr.shape(0);
   py::gil_scoped_release release;
   dpfair::dpsgd_epochs<T>(data, n, d, rs, cs, y.data(), groups.data(), K, clip.data(), weights, rows.data(),
@@ -44,17 +43,13 @@ void run(const py::array& X, const Doubles& y, const Int64s& groups, const Doubl
                           step_bounds);
 }
 
-py::tuple dpsgd_epochs(py::array X, Doubles y, Int64s groups, Doubles clip, py::object group_weights, Int64s rows,
+py::tuple dpsgd_epochs(py::array X_in, Doubles y, Int64s groups, Doubles clip, py::object group_weights, Int64s rows,
                        Int64s offsets, Doubles lr, Doubles grad_noise, py::object count_noise, int rule, int noise,
                        double noise_multiplier, double count_noise_multiplier, double expected_batch_size, double l2,
                        double weight_bound, Doubles params) {
-  if (X.ndim() != 2) throw py::value_error("X must be a 2-D array (n_samples, n_features)");
-  const bool single = X.dtype().equal(py::dtype::of<float>());
-  if (!single && !X.dtype().equal(py::dtype::of<double>())) {
-    throw py::type_error("X must be float32 or float64 in native byte order; convert with X.astype(np.float64)");
-  }
-  if (!X.attr("flags").attr("aligned").cast<bool>()) X = X.attr("copy")().cast<py::array>();
-  const py::ssize_t n = X.shape(0), d = X.shape(1);
+  const StridedMatrix X = strided_matrix(std::move(X_in));
+  const bool single = X.single;
+  const py::ssize_t n = X.rows, d = X.cols;
   check_length(y, n, "y");
   check_length(groups, n, "groups");
   if (clip.ndim() != 1 || clip.shape(0) < 1) throw py::value_error("clip must be a non-empty 1-D array");
