@@ -45,17 +45,17 @@ __all__ = [
 
 
 # -- the non-private part --------------------------------------------------------------------------------------
-def taylor_terms(X, a, c, *, fit_intercept: bool, groups=None, n_groups=None, n_threads=None, backend="native"):
-    """(b, Q, group_sums, group_counts) of rows [x_i, 1] (fit_intercept) or x_i, with row weights a, c.
+def taylor_terms(X, a, c: float, *, fit_intercept: bool, groups=None, n_groups=None, n_threads=None, backend="native"):
+    """(b, Q, group_sums, group_counts) of rows [x_i, 1] (fit_intercept) or x_i, with row weights a and a scalar c.
 
-    b = Σ a_i x̃_i, Q = Σ c_i x̃_i x̃ᵢᵀ; group_sums are sums of the ORIGINAL x_i (no constant column).
+    b = Σ a_i x̃_i, Q = c·Σ x̃_i x̃ᵢᵀ; group_sums are sums of the ORIGINAL x_i (no constant column).
     X is read once by ``poly2_coefficients`` and never copied: the intercept's entries are added analytically,
-    Σ a_i and Σ c_i from the weight vectors and Σ c_i x_i = c·Σ_k group_sums[k] for a scalar c (without groups a
-    single all-rows group gives the column sums in the same pass), or the product c @ X for row weights.
+    Σ a_i from the weights, n·c, and c·Σ x_i = c·Σ_k group_sums[k] (without groups a single all-rows group gives
+    the column sums in the same pass).
     """
     n, d = X.shape
-    scalar_c = np.ndim(c) == 0
-    own_group = fit_intercept and scalar_c and groups is None
+    c = float(c)
+    own_group = fit_intercept and groups is None
     if own_group:  # one group holding every row: its sum is Σ x_i, computed in the same pass
         groups, n_groups = np.zeros(n, dtype=np.int64), 1
     b, Q, gsums, gcounts = kernels.poly2_coefficients(
@@ -63,13 +63,7 @@ def taylor_terms(X, a, c, *, fit_intercept: bool, groups=None, n_groups=None, n_
     )
     if not fit_intercept:
         return b, Q, gsums, gcounts
-    if scalar_c:
-        cx = float(c) * gsums.sum(axis=0)
-        c_sum = float(c) * n
-    else:
-        c = np.ascontiguousarray(c, dtype=np.float64)
-        cx = c @ X
-        c_sum = float(c.sum())
+    cx = c * gsums.sum(axis=0)
     a_sum = float(a) * n if np.ndim(a) == 0 else float(np.sum(a))
     b_aug = np.empty(d + 1)
     b_aug[:d] = b
@@ -78,7 +72,7 @@ def taylor_terms(X, a, c, *, fit_intercept: bool, groups=None, n_groups=None, n_
     Q_aug[:d, :d] = Q
     Q_aug[:d, d] = cx
     Q_aug[d, :d] = cx
-    Q_aug[d, d] = c_sum
+    Q_aug[d, d] = c * n
     if own_group:
         gsums, gcounts = gsums[:0], gcounts[:0]
     return b_aug, Q_aug, gsums, gcounts
@@ -284,7 +278,7 @@ def taylor_terms_in_domain(domain, policy: str, X, a, c, **kwargs):
     _check_domain_and_policy(domain, X, policy)
     d0 = X.shape[1]
     contains_all = getattr(domain, "contains_all", None)
-    if contains_all is not None and np.ndim(c) == 0 and float(c) > 0:
+    if contains_all is not None and float(c) > 0:
         b, Q, gsums, gcounts = taylor_terms(X, a, c, **kwargs)
         if contains_all(X, pair_sums=Q[:d0, :d0]):
             return b, Q, gsums, gcounts, 0
