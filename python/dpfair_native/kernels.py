@@ -525,7 +525,9 @@ def logistic_newton(
     when the model is singular to 1e-12 relative) and takes the full step v when the slope ∇L(w + v)ᵀv <= 0 (then,
     by convexity, no shorter step is better); otherwise it bisects on the slope along the segment for a Wolfe step
     (no extra pass: the scores are linear along it). It stops after a full step with ``max|v| <= tol·(1 + max|w|)``,
-    or in the quadratic phase when the predicted next step ``max|v_k|³/max|v_{k−1}|²`` is that small.
+    or in the quadratic phase when the predicted next step ``max|v_k|³/max|v_{k−1}|²`` is that small; such a final
+    step is also taken when its end slope is positive but at most half the initial slope's size (at a constrained
+    optimum that slope is rounding noise).
 
     X: (n, d) float32/float64, any layout; y: (n,) in [0, 1]. The native kernel reads rows in place, except when a
     sample of rows shows 0/1 columns that are mostly 0 (one-hot encodings): then it copies the other columns plus,
