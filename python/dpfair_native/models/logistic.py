@@ -16,18 +16,21 @@ from ._base import DPClassifierBase
 __all__ = ["LogisticRegression", "FairLogisticRegression"]
 
 
-def _newton(est, X, y, constraint=None):
-    """Minimize Σ_i log(1 + e^{z_i}) − y_i z_i + (α/2)‖w‖² (z = xᵀw + bias), optionally s.t. |aᵀw| <= τ."""
-    alpha = float(est.alpha)
-    if not np.isfinite(alpha) or alpha < 0:
-        raise ValueError(f"alpha must be a finite number >= 0, got {est.alpha!r}")
-    if int(est.max_iter) < 1:
-        raise ValueError(f"max_iter must be >= 1, got {est.max_iter!r}")
+def _fit_newton(est, X, y, constraint=None):
+    """Fitted attributes of argmin Σ_i log(1 + e^{z_i}) − y_i z_i + (α/2)‖coef‖² (z = x_iᵀcoef + intercept),
+    optionally s.t. |aᵀw| <= τ; the kernel validates alpha, tol, max_iter and the constraint."""
     fit = kernels.logistic_newton(
-        X, y, alpha=alpha, fit_intercept=bool(est.fit_intercept), constraint=constraint, max_iter=int(est.max_iter),
-        tol=float(est.tol), n_threads=est.n_threads, backend=est.backend,
+        X, y, alpha=est.alpha, fit_intercept=bool(est.fit_intercept), constraint=constraint, max_iter=int(est.max_iter),
+        tol=est.tol, n_threads=est.n_threads, backend=est.backend,
     )
-    return fit.w, fit.n_iter, fit.converged
+    d = X.shape[1]
+    return {
+        "coef_": fit.w[:d].copy(),
+        "intercept_": float(fit.w[d]) if est.fit_intercept else 0.0,
+        "privacy_spent_": (np.inf, 0.0),
+        "n_iter_": fit.n_iter,
+        "converged_": fit.converged,
+    }
 
 
 class LogisticRegression(DPClassifierBase):
@@ -57,15 +60,7 @@ class LogisticRegression(DPClassifierBase):
 
     def _fit(self, X, y, groups, group_labels, rng):
         self._refuse_accountant()
-        w, n_iter, converged = _newton(self, X, y)
-        d = X.shape[1]
-        return {
-            "coef_": w[:d].copy(),
-            "intercept_": float(w[d]) if self.fit_intercept else 0.0,
-            "privacy_spent_": (np.inf, 0.0),
-            "n_iter_": n_iter,
-            "converged_": converged,
-        }
+        return _fit_newton(self, X, y)
 
 
 class FairLogisticRegression(LogisticRegression):
@@ -102,7 +97,7 @@ class FairLogisticRegression(LogisticRegression):
                 f"declared group {group_labels[np.argmax(counts == 0)].item()!r} has no rows in sensitive_features; "
                 "drop it from declared_groups or pass rows of both groups"
             )
-        n, d = X.shape
+        n = X.shape[0]
         s = groups.astype(np.float64)
         # a = Σ (s_i − s̄) x_i / n as poly2's b (c = 0: no Hessian work), not as `s @ X`: a threaded BLAS call
         # leaves OpenBLAS threads spinning, and on two cores they slow the next native call by ~70% (measured).
@@ -111,12 +106,7 @@ class FairLogisticRegression(LogisticRegression):
             a = np.append(a, 0.0)
         if not np.any(a):
             raise ValueError("the two groups have identical feature means; the covariance constraint is void")
-        w, n_iter, converged = _newton(self, X, y, constraint=(a, tau))
-        return {
-            "coef_": w[:d].copy(),
-            "intercept_": float(w[d]) if self.fit_intercept else 0.0,
-            "privacy_spent_": (np.inf, 0.0),
-            "n_iter_": n_iter,
-            "converged_": converged,
-            "constraint_value_": float(a @ w),
-        }
+        fitted = _fit_newton(self, X, y, constraint=(a, tau))
+        w = np.append(fitted["coef_"], fitted["intercept_"]) if self.fit_intercept else fitted["coef_"]
+        fitted["constraint_value_"] = float(a @ w)
+        return fitted
