@@ -193,7 +193,7 @@ def test_privpc_bookkeeping_and_determinism():
     m3 = PrivPC(epsilon=2.0, orient=True, random_state=5, backend="numpy").fit(X, n_categories=bn.n_categories)
     assert m3.graph_.cpdag is not None and m3.privacy_spent_[0] <= 2.0 + 1e-12
     m4 = PrivPC(epsilon=2.0, mechanism="thesis", random_state=5, backend="numpy").fit(X, n_categories=bn.n_categories)
-    assert m4.rounds_run_ + m4.rounds_skipped_ == 6 * 3
+    assert m4.rounds_run_ + m4.rounds_skipped_ == 6 * 3 and m4.order_epsilons_ == pytest.approx([1.6, 0.4, 0.0])
     f = PrivPC(epsilon=2.0, paper_faithful=True, random_state=5, backend="numpy").fit(X, n_categories=bn.n_categories)
     assert f.privacy_spent_[0] == math.inf and f.epsilon_claimed_ == 2.0
 
@@ -202,7 +202,7 @@ def test_privpc_large_epsilon_recovers_pc():
     bn = random_categorical_network(6, 0.3, random_state=0)
     X = bn.sample(5000, random_state=1)
     pc = PC(max_order=2, backend="numpy").fit(X, n_categories=bn.n_categories)
-    m = PrivPC(epsilon=1e5, margin=0.0, random_state=0, backend="numpy").fit(X, n_categories=bn.n_categories)
+    m = PrivPC(epsilon=1e5, threshold_shift=0.0, random_state=0, backend="numpy").fit(X, n_categories=bn.n_categories)
     assert np.array_equal(m.skeleton_, pc.skeleton_)
 
 

@@ -1,6 +1,7 @@
 """Statistical audits of the causal estimators' releases (see _audit.py), each with a negative control.
 
-PrivPC's selection step: max_order = 0, so a fit is one subset exponential mechanism over the three edges of a
+PrivPC's selection step: max_order = 0 and threshold_shift = 0 (the plain χ² threshold, so that 30 records
+can reach both sides of it), so a fit is one subset exponential mechanism over the three edges of a
 3-variable graph. D and D' differ in one record, chosen by brute force (over a few base datasets and every
 replacement) to maximise the exact privacy loss of the released edge set; each release is reduced to its exact
 log-likelihood ratio. Negative control: the same selection run at 4ε while claiming ε must be caught.
@@ -81,7 +82,7 @@ def test_privpc_selection_audit_and_negative_control(monkeypatch):
     n_fits = 4000
     T = []
     for X in (X0, X1):
-        model = PrivPC(epsilon=EPS, max_order=0, random_state=rng, backend="numpy")
+        model = PrivPC(epsilon=EPS, max_order=0, threshold_shift=0.0, random_state=rng, backend="numpy")
         T.append(np.array([llr[_released_index(model.fit(X, n_categories=CATS))] for _ in range(n_fits)]))
     result = audit(T[0], T[1])
     assert result.epsilon_lb <= EPS
@@ -92,7 +93,7 @@ def test_privpc_selection_audit_and_negative_control(monkeypatch):
     monkeypatch.setattr(privpc_module, "subset_exponential_mechanism", lambda s, e, g: real(s, 4 * e, g))
     T = []
     for X in (X0, X1):
-        model = PrivPC(epsilon=EPS, max_order=0, random_state=rng, backend="numpy")
+        model = PrivPC(epsilon=EPS, max_order=0, threshold_shift=0.0, random_state=rng, backend="numpy")
         T.append(np.array([llr[_released_index(model.fit(X, n_categories=CATS))] for _ in range(n_fits)]))
     assert audit(T[0], T[1]).epsilon_lb > EPS
 

@@ -2,29 +2,49 @@
 
 Neighbouring relation: replace one record (n is public). All sensitivities below are for it.
 
-Algorithm (library default)
----------------------------
-Start from the complete graph. For order ord = 0, 1, ..., ``max_order``, for every node V_i (in index order)
-with |adj(V_i)| >= ord + 1 in the current — already private — graph, run one *round* at budget ε_round:
+Algorithm (library default: ``mechanism="subset"``)
+----------------------------------------------------
+Start from the complete graph. For order k = 0, 1, ..., ``max_order`` with a budget share ε_k > 0
+(``order_budgets``): for every present edge e = (i, j) and every S ⊆ adj(i) \\ {j} or adj(j) \\ {i}, |S| = k, the
+signed score s(e, S) (sensitivity 1, > 0 ⇔ the test accepts independence, fix 2 below) of the test
+G²(i, j | S) <= c*, with the private critical value
 
-1. For each V_j ∈ adj(V_i) and each S ⊆ adj(V_i) \\ {V_j}, |S| = ord, the margin score
-       s(j, S) = (c_df − G²(i, j | S)) / Δ_G,       c_df = χ²_{df, 1−α} quantile,
-   df = (r_i − 1)(r_j − 1) ∏_{k∈S} r_k from the public category counts. s > 0 ⇔ the test accepts independence.
-   q1(j) = max_S s(j, S).
-2. β̂ ∈ {0, ..., m} (m = |adj(V_i)|) by the exponential mechanism at ε2 with q2(t) = min(s_(t), −s_(t+1)),
-   s_(1) >= ... >= s_(m) the sorted q1, s_(0) = +∞, s_(m+1) = −∞ (it peaks where the sorted scores change sign).
-3. β̂ draws without replacement from adj(V_i), each by the exponential mechanism with q1 at ε1/β̂; delete those
-   edges. With ``orient=True`` the draws are over the pairs (j, S) with quality s(j, S), so the released
-   separating set S is private too and the orientation is post-processing.
+    c* = (√c_df + h_k)²,   c_df = χ²_{df, 1−α} quantile,   h_k = ``threshold_shift`` of order k (public),
 
-A round costs ε1 + ε2 (basic composition); ``privacy_spent_`` adds up the rounds actually run.
+df = (r_i − 1)(r_j − 1) ∏_{v∈S} r_v from the public category counts; s_e = max_S s(e, S) (a max of
+sensitivity-1 functions). The deleted edge set D is drawn ONCE per order by the exponential mechanism over all
+subsets of the present edges with quality q(D) = min(min_{e∈D} s_e, min_{e∉D} −s_e) (sensitivity 1; sampled
+exactly, see ``subset_exponential_mechanism``) at ε_k. The orders compose sequentially: ``privacy_spent_`` =
+Σ ε_k over the orders run. ``mechanism="thesis"`` runs the thesis' Alg. 3–4 instead: per order, per node V_i
+with |adj(V_i)| >= k + 1, q1(j) = max_S s(j, S), β̂ ∈ {0..m} by the exponential mechanism at ε2 with
+q2(t) = min(s_(t), −s_(t+1)) (s_(1) >= ... >= s_(m) the sorted q1, s_(0) = +∞, s_(m+1) = −∞), then β̂ draws
+without replacement at ε1/β̂ each; a round costs ε1 + ε2 = ε_k / p. ``"node_subset"``: the per-node rounds with
+one subset selection over adj(V_i) inside. With ``orient=True`` the separating sets are drawn privately too
+(the pairs (j, S) by their scores) and the orientation is post-processing.
 
-``mechanism="subset"`` (the library default) replaces the p per-node rounds of an order by ONE round per order:
-the deleted edge set D of the whole graph is drawn at once by the exponential mechanism over all subsets of the
-present edges with quality q(D) = min(min_{e∈D} s_e, min_{e∉D} −s_e) (sensitivity 1; sampled exactly, see
-``subset_exponential_mechanism``), s_e = max_S s(e, S) + ``margin`` over the conditioning sets of both endpoints.
-It spends the order's whole share once instead of splitting it p ways and again into β̂ and β̂ draws.
-``mechanism="thesis"`` runs Alg. 3–4 per node as described above.
+Why these defaults (the thesis' ε = 1 setting, p = 10, n = 10,000; measurements in bench/RESULTS.md)
+---------------------------------------------------------------------------------------------------
+*Subset selection.* One ε-DP release of the m decisions of an order. With a_(1) <= ... <= a_(m) the sorted
+|s_e|, the mechanism returns the exact decisions with weight e^{ε a_(1)/2} and a wrong set whose largest wrong
+element has rank k with weight 2^{k−1} e^{−ε a_(k)/2}: every decision whose |s| is below about 2 k ln 2 / ε is
+near a coin flip. No ε-DP mechanism does much better in the worst case (packing: if each of the 2^m sign
+patterns is reachable within a records, every one of them keeps probability >= e^{−ε a} times its probability
+on its own dataset, so ε a >= m ln 2 − O(1) is needed for a mostly-correct release; the subset mechanism needs
+ε a/2 >= m ln 2). Per-node rounds (the thesis) split ε over p nodes and β̂/draws; per-edge Laplace or Gaussian
+noise pays for the L1 (m) or L2 (√m) sensitivity of the score vector; peeling or one-shot Gumbel top-k needs
+the number of deletions (tens) draws; zCDP/RDP composition (ε²/8-zCDP per exponential mechanism) only pays
+off over many releases, and here there are one to three. By these bounds each needs larger scores than one
+subset selection at the same ε (only the per-node rounds are implemented here; bench/RESULTS.md has them).
+*Threshold shift.* With the plain χ² threshold (h = 0) an independent pair at n = 10,000 is only 1–50 replaced
+records from the other side of the test (the distance of a balanced 2 × 2 table grows like (√n / 4)|√G² − √c|),
+so at ε = 1 most of the 45 order-0 decisions are coin flips (TPR 0.52, TDR 0.49 measured). Raising the threshold
+in √G² units by h moves every pair with little dependence (independent pairs and weakly d-connected ones, which
+PC would delete at a higher order) about h √n / 4 records onto the "independent" side, while the strongly
+dependent pairs (true edges) stay far on the other: the scores grow ~10× and the subset selection becomes
+nearly exact. Cost: true edges with G² below (√c + h)² are deleted (an effect-size threshold). h = 8 at order 0
+and 3 above, and the "auto" schedule (order 0 takes all of ε = 1; 0.7 : 0.2 : 0.1 once the higher orders get at
+least 0.4 each) were chosen on graphs disjoint from the ones reported. ``threshold_shift=0`` is the thesis'
+test at level α.
 
 Fixes to the published pseudo-code (each a bug the thesis' Theorem 5 does not cover)
 ------------------------------------------------------------------------------------
@@ -37,7 +57,7 @@ Fixes to the published pseudo-code (each a bug the thesis' Theorem 5 does not co
    g is increasing and N_zab <= N_za, N_zb <= N_z, so both brackets lie in [0, g(n)]: |Δ G²| <= 2 g(n) for one
    removal from a table of n records. Adding a record to n − 1 records is the reverse of a removal from n, so a
    replacement changes G² by at most Δ_G = 4 g(n) = 4 (n ln n − (n − 1) ln(n − 1)) < 4 (ln n + 1), for every
-   table size and every conditioning set (checked by brute force in tests/test_causal_privpc.py). c_df is public,
+   table size and every conditioning set (checked by brute force in tests/test_causal.py). c_df (and c*) is public,
    so s = (c_df − G²)/Δ_G has sensitivity 1. (The spec's 8(ln n + 1) is this bound with a looser removal step.)
    s is a lower bound on the exact record distance of Eq. 4.1 on the independent side: less utility, sound proof.
    The default ``score="distance"`` replaces the global Δ_G by per-step local bounds and counts steps
@@ -49,11 +69,11 @@ Fixes to the published pseudo-code (each a bug the thesis' Theorem 5 does not co
    from a non-private argmax. Default ``orient=False`` releases the skeleton only; ``orient=True`` releases
    private separating sets (step 3) and orients them without touching the data.
 5. *Degrees of freedom* come from the public category counts (pcalg's zero-cell ``adaptDF`` is data-dependent).
-6. *Budget schedule.* ε1, ε2 and the per-round share are not given. ``budget_schedule`` gives the weight of each
-   order (default: halving, 1 : ½ : ¼ ..., since most deletions happen at low order); an order's share is split
-   equally over its p possible rounds (a node that does not qualify leaves its share unspent, and
-   ``privacy_spent_`` shows it); ``budget_split`` = (ε1, ε2) fractions of a round (default ½, ½).
-   Orders above ``max_order`` are never run; ``unfinished_orders_`` lists those at which PC would have continued.
+6. *Budget schedule.* ε1, ε2 and the per-round share are not given. ``budget_schedule`` gives the share of each
+   order (default "auto", see above); with the per-node mechanisms an order's share is split equally over its p
+   possible rounds (a node that does not qualify leaves its share unspent, and ``privacy_spent_`` shows it);
+   ``budget_split`` = (ε1, ε2) fractions of a round (default ½, ½). Orders above ``max_order`` or without a
+   share are never run; ``unfinished_orders_`` names the first at which PC would have continued.
 
 ``paper_faithful=True`` keeps the published choices that are privacy bugs — conditioning set by largest p-value,
 Eq. 4.2–4.4's q2 (with the −1 terms), and orientation by fresh tests on the data (when ``orient=True``) — and
@@ -73,12 +93,13 @@ import numpy as np
 from .. import _reference, accountants, kernels
 from .._validation import check_epsilon, check_random_state
 from ..mechanisms import exponential_mechanism
-from ._stats import chi2_critical
+from ._stats import chi2_critical, chi2_sf
 from .distance_score import distance_score
 from .graph import CausalGraph, check_names, complete_skeleton, orient_cpdag
 from .pc import check_alpha, check_codes, check_max_order
 
-__all__ = ["PrivPC", "g2_replacement_sensitivity", "margin_scores", "beta_quality"]
+__all__ = ["PrivPC", "g2_replacement_sensitivity", "beta_quality", "order_budgets",
+           "private_critical_value"]
 
 
 def g2_replacement_sensitivity(n: int) -> float:
@@ -87,12 +108,6 @@ def g2_replacement_sensitivity(n: int) -> float:
         raise ValueError(f"n must be >= 1, got {n}")
     g = n * math.log(n) - ((n - 1) * math.log(n - 1) if n > 1 else 0.0)
     return 4.0 * g
-
-
-def margin_scores(g2: np.ndarray, df: np.ndarray, alpha: float, n: int) -> np.ndarray:
-    """s = (c_df − G²)/Δ_G (sensitivity 1 under replace-one; > 0 ⇔ the test accepts independence)."""
-    crit = np.array([chi2_critical(alpha, float(d)) for d in np.ravel(df)])
-    return (crit - np.ravel(g2)) / g2_replacement_sensitivity(n)
 
 
 def beta_quality(scores: np.ndarray, faithful: bool = False) -> np.ndarray:
@@ -148,19 +163,60 @@ def subset_exponential_mechanism(scores, epsilon: float, rng) -> np.ndarray:
     return D
 
 
+AUTO_HEAD = 0.7
+MIN_ORDER_EPSILON = 0.4
+DEFAULT_THRESHOLD_SHIFT = (8.0, 3.0)
+
+
 def _check_schedule(schedule, n_orders: int) -> np.ndarray:
-    if schedule is None or (isinstance(schedule, str) and schedule == "halving"):
+    if isinstance(schedule, str) and schedule == "halving":
         w = 0.5 ** np.arange(n_orders)
     elif isinstance(schedule, str) and schedule == "uniform":
         w = np.ones(n_orders)
     else:
-        w = np.asarray(schedule, dtype=np.float64).ravel()
+        w = np.asarray(schedule, dtype=np.float64).ravel() if not isinstance(schedule, str) else np.zeros(0)
         if w.size != n_orders or np.any(~np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
             raise ValueError(
-                f"budget_schedule must be 'halving', 'uniform' or {n_orders} non-negative weights (one per order "
-                f"0..max_order), got {schedule!r}"
+                f"budget_schedule must be 'auto', 'halving', 'uniform' or {n_orders} non-negative weights (one per "
+                f"order 0..max_order), got {schedule!r}"
             )
     return w / w.sum()
+
+
+def order_budgets(epsilon: float, max_order: int, schedule="auto") -> np.ndarray:
+    """ε of each order 0..max_order (a public function of ε, max_order and the schedule; never of the data).
+
+    ``"auto"``: order 0 gets 0.7 of ε and orders 1..max_order share 0.3 halving (0.2, 0.1 for max_order = 2);
+    an order k >= 1 whose share is below ``MIN_ORDER_EPSILON`` = 0.4 is not run and its share goes to order 0
+    (the shares fall with k, so the orders dropped are the last ones). Why: a subset selection over m edges at
+    budget ε_k is near-uniform on every edge whose score is below about 2 m ln 2 / ε_k (see the module
+    docstring); at ε_k < 0.4 the order-1 round deletes about as many true edges as false ones (measured in
+    bench/RESULTS.md), so the budget does more good at order 0. Other schedules: weights normalised to sum 1
+    ("halving": 1 : ½ : ¼ ..., "uniform", or one weight per order)."""
+    n_orders = max_order + 1
+    if not (isinstance(schedule, str) and schedule == "auto"):
+        return epsilon * _check_schedule(schedule, n_orders)
+    w = np.zeros(n_orders)
+    w[0] = 1.0
+    if n_orders > 1:
+        tail = 0.5 ** np.arange(n_orders - 1)
+        w[0], w[1:] = AUTO_HEAD, (1.0 - AUTO_HEAD) * tail / tail.sum()
+        drop = np.concatenate([[False], epsilon * w[1:] < MIN_ORDER_EPSILON * (1 - 1e-9)])
+        w[0] += w[drop].sum()
+        w[drop] = 0.0
+    return epsilon * w
+
+
+def _check_shifts(shift, n_orders: int) -> np.ndarray:
+    vals = np.atleast_1d(np.asarray(shift, dtype=np.float64)).ravel() if shift is not None else np.zeros(0)
+    if vals.size == 0 or np.any(~np.isfinite(vals)) or np.any(vals < 0):
+        raise ValueError(f"threshold_shift must be a number >= 0 or a non-empty sequence of them, got {shift!r}")
+    return np.array([vals[min(k, vals.size - 1)] for k in range(n_orders)])
+
+
+def private_critical_value(alpha: float, df: float, shift: float) -> float:
+    """The G² threshold of the private decisions: c* = (√c_df + h)², c_df = χ²_{df, 1−α}, h = the shift (public)."""
+    return (math.sqrt(chi2_critical(alpha, float(df))) + shift) ** 2
 
 
 def _check_split(split) -> Tuple[float, float]:
@@ -173,6 +229,63 @@ def _check_split(split) -> Tuple[float, float]:
     return a / (a + b), b / (a + b)
 
 
+class _Tests:
+    """G², degrees of freedom and sensitivity-1 scores of the tests (i, j | S) of one dataset, cached per test."""
+
+    def __init__(self, codes_t, cats, alpha, score, backend, n_threads):
+        self.codes_t, self.cats, self.alpha, self.score = codes_t, cats, alpha, score
+        self.backend, self.n_threads = backend, n_threads
+        self.n = codes_t.shape[1]
+        self._g2: Dict[tuple, float] = {}
+        self._scores: Dict[tuple, float] = {}
+
+    def g2(self, keys: List[tuple]) -> np.ndarray:
+        todo = [k for k in dict.fromkeys(keys) if k not in self._g2]
+        if todo:
+            width = max(len(k) for k in todo)
+            arr = np.full((len(todo), width), -1, dtype=np.int64)
+            for r, k in enumerate(todo):
+                arr[r, : len(k)] = k
+            vals = kernels.contingency_g2(self.codes_t, self.cats, arr, backend=self.backend,
+                                          n_threads=self.n_threads, codes_transposed=True)
+            self._g2.update(zip(todo, vals.tolist()))
+        return np.array([self._g2[k] for k in keys])
+
+    def df(self, key: tuple) -> float:
+        c = self.cats
+        return float((c[key[0]] - 1) * (c[key[1]] - 1) * np.prod(c[list(key[2:])], dtype=np.float64))
+
+    def scores(self, keys: List[tuple], shift: float) -> np.ndarray:
+        """Signed scores (> 0 ⇔ G² <= c*, independent), each of sensitivity 1 under replace-one."""
+        g2 = self.g2(keys)
+        out = np.empty(len(keys))
+        for t, k in enumerate(keys):
+            crit = private_critical_value(self.alpha, self.df(k), shift)
+            if self.score == "margin":
+                out[t] = (crit - g2[t]) / g2_replacement_sensitivity(self.n)
+                continue
+            if (k, shift) not in self._scores:
+                N = _reference.contingency_table(self.codes_t, self.cats, k[0], k[1], list(k[2:]))
+                self._scores[(k, shift)] = distance_score(N, g2[t], crit, self.n)
+            out[t] = self._scores[(k, shift)]
+        return out
+
+
+def _edge_candidates(A: np.ndarray, order: int):
+    """Present edges (i < j) and, for each, the conditioning sets of size ``order`` from adj(i) or adj(j)."""
+    edges, cand = [], []
+    for i, j in zip(*np.nonzero(np.triu(A, 1))):
+        i, j = int(i), int(j)
+        Ss = set()
+        for a, b in ((i, j), (j, i)):
+            others = [v for v in np.flatnonzero(A[a]).tolist() if v != b]
+            Ss.update(tuple(sorted(S)) for S in combinations(others, order))
+        if Ss:
+            edges.append((i, j))
+            cand.append(sorted(Ss))
+    return edges, cand
+
+
 class PrivPC:
     """ε-DP PC skeleton (and optionally CPDAG) for integer-coded categorical data (see the module docstring).
 
@@ -181,13 +294,18 @@ class PrivPC:
     epsilon : float
         Total budget ε (replace-one neighbours, n public).
     alpha : float, default 0.01
-        Test level τ.
+        Test level τ; the private decisions use the critical value (√c_df + h)², c_df = χ²_{df, 1−α}.
     max_order : int, default 2
-        Largest conditioning-set size (orders run: 0..max_order).
-    budget_schedule : "halving" | "uniform" | sequence of max_order + 1 weights
-        Share of ε per order; each order's share is split equally over its p rounds.
+        Largest conditioning-set size (orders run: 0..max_order, those with a budget share).
+    budget_schedule : "auto" | "halving" | "uniform" | sequence of max_order + 1 weights, default "auto"
+        Share of ε per order (``order_budgets``). "auto": 0.7 to order 0, the rest halving over the higher
+        orders, an order with less than 0.4 dropped (its share goes to order 0). With the per-node mechanisms an
+        order's share is split equally over its p rounds.
+    threshold_shift : float or sequence (one per order, the last repeated), default (8.0, 3.0)
+        h_k >= 0: order k decides "independent" when G² <= (√c_df + h_k)². 0 is the thesis' test at level α.
     budget_split : (float, float), default (0.5, 0.5)
-        Shares of a round's budget for the edge draws (ε1) and for β̂ (ε2).
+        Shares of a round's budget for the edge draws (ε1) and for β̂ (ε2) with ``mechanism="thesis"``, and for
+        the edge set and the separating sets with ``orient=True``.
     orient : bool, default False
         Release private separating sets and the CPDAG oriented from them (False: skeleton only).
     mechanism : {"subset", "node_subset", "thesis"}, default "subset"
@@ -195,225 +313,189 @@ class PrivPC:
         and order (the thesis' rounds, subset selection inside); "thesis": Alg. 4 (β̂, then β̂ draws) per node.
     score : {"distance", "margin"}, default "distance"
         "distance": ``distance_score`` (lower bound on the records-to-flip distance from local bounds, sensitivity
-        1, see causal/distance_score.py); "margin": (c_df − G²)/Δ_G with the global Δ_G (fix 2 above).
-    margin : float, default 0
-        Public offset added to every score before selection (> 0 deletes edges whose dependence is within
-        ``margin`` score units of the test's threshold: fewer false edges, fewer weak true edges).
+        1, see causal/distance_score.py); "margin": (c* − G²)/Δ_G with the global Δ_G (fix 2 above).
     paper_faithful : bool, default False
         The thesis' non-private choices (module docstring); then ``privacy_spent_ = (inf, 0)``.
-    backend, n_threads, random_state : as elsewhere in the library.
+    backend : {"native", "numpy"}, default "native"
+        Kernel for the contingency tables and G² (``kernels.contingency_g2``).
+    n_threads : int or None
+        Threads of the native kernel (None: all cores).
+    random_state : None, int or numpy Generator
+        Source of the mechanisms' randomness.
 
     Attributes
     ----------
-    graph_ : CausalGraph — skeleton; sepsets/cpdag only with ``orient=True``
-    skeleton_ : (p, p) bool
-    privacy_spent_ : (ε, 0) actually spent (sum over rounds run), via ``accountants.compose_sequential``
-    epsilon_claimed_ : the thesis' figure (the budget ε) — equals ``privacy_spent_[0]`` only when every round ran
-    rounds_run_, rounds_skipped_ : rounds run / planned rounds not run (node had too few neighbours)
-    unfinished_orders_ : list of orders > max_order at which some node still had enough neighbours
-    round_log_ : list of (order, node, β̂, deleted nodes) — all of it is private output
+    graph_ : CausalGraph
+        Skeleton; separating sets and CPDAG only with ``orient=True``.
+    skeleton_ : ndarray of bool, shape (p, p)
+        The released skeleton.
+    cpdag_ : ndarray of int8, shape (p, p), or None
+        The CPDAG (``orient=True``), else None.
+    order_epsilons_ : ndarray, shape (max_order + 1,)
+        ε scheduled for each order (public: from ε, max_order and the schedule).
+    threshold_shifts_ : ndarray, shape (max_order + 1,)
+        h of each order.
+    privacy_spent_ : (float, float)
+        (ε, 0) actually spent (sum over the rounds run, ``accountants.compose_sequential``); (inf, 0) when
+        ``paper_faithful``.
+    epsilon_claimed_ : float
+        The budget ε (the thesis' figure); equals ``privacy_spent_[0]`` only when every scheduled round ran.
+    rounds_run_, rounds_skipped_ : int
+        Rounds run / scheduled rounds not run (no edge or node qualified, or no budget).
+    unfinished_orders_ : list of int
+        The first order above the last budgeted one at which some node still had enough neighbours (PC would
+        have continued there), or [].
+    round_log_ : list of (order, node, count, deleted)
+        Per round (node −1 for a whole-graph round): β̂ or the number deleted, and the deleted edges/nodes — all
+        of it private output.
+    n_features_in_ : int
+        p.
     """
 
-    def __init__(self, epsilon: float = 1.0, alpha: float = 0.01, max_order: int = 2, budget_schedule="halving",
-                 budget_split=(0.5, 0.5), orient: bool = False, mechanism: str = "subset", score: str = "distance",
-                 margin: float = 0.0,
-                 paper_faithful: bool = False,
+    def __init__(self, epsilon: float = 1.0, alpha: float = 0.01, max_order: int = 2, budget_schedule="auto",
+                 threshold_shift=DEFAULT_THRESHOLD_SHIFT, budget_split=(0.5, 0.5), orient: bool = False,
+                 mechanism: str = "subset", score: str = "distance", paper_faithful: bool = False,
                  backend: str = "native", n_threads: Optional[int] = None, random_state=None):
         self.epsilon = epsilon
         self.alpha = alpha
         self.max_order = max_order
         self.budget_schedule = budget_schedule
+        self.threshold_shift = threshold_shift
         self.budget_split = budget_split
         self.orient = orient
         self.mechanism = mechanism
         self.score = score
-        self.margin = margin
         self.paper_faithful = paper_faithful
         self.backend = backend
         self.n_threads = n_threads
         self.random_state = random_state
+
+    def _check(self, p: int):
+        if self.max_order is None:
+            raise ValueError("max_order must be an int for PrivPC (the budget is split over orders 0..max_order)")
+        if self.score not in ("distance", "margin"):
+            raise ValueError(f"score must be 'distance' or 'margin', got {self.score!r}")
+        if self.mechanism not in ("subset", "node_subset", "thesis"):
+            raise ValueError(f"mechanism must be 'subset', 'node_subset' or 'thesis', got {self.mechanism!r}")
+        L = check_max_order(self.max_order, p)
+        return L, _check_shifts(self.threshold_shift, L + 1), _check_split(self.budget_split)
 
     def fit(self, X, n_categories=None, names=None) -> "PrivPC":
         eps = check_epsilon(self.epsilon)
         alpha = check_alpha(self.alpha)
         codes_t, cats = check_codes(X, n_categories)
         p, n = codes_t.shape
-        if self.max_order is None:
-            raise ValueError("max_order must be an int for PrivPC (the budget is split over orders 0..max_order)")
-        L = check_max_order(self.max_order, p)
-        weights = _check_schedule(self.budget_schedule, L + 1)
-        f1, f2 = _check_split(self.budget_split)
+        L, shifts, split = self._check(p)
+        budgets = order_budgets(eps, L, self.budget_schedule)
         rng = check_random_state(self.random_state)
         faithful = bool(self.paper_faithful)
-        delta_g = g2_replacement_sensitivity(n)
-
-        cache: Dict[tuple, float] = {}
-
-        def g2_of(keys: List[tuple]) -> np.ndarray:
-            todo = [k for k in dict.fromkeys(keys) if k not in cache]
-            if todo:
-                width = max(len(k) for k in todo)
-                arr = np.full((len(todo), width), -1, dtype=np.int64)
-                for r, k in enumerate(todo):
-                    arr[r, : len(k)] = k
-                vals = kernels.contingency_g2(codes_t, cats, arr, backend=self.backend, n_threads=self.n_threads,
-                                              codes_transposed=True)
-                cache.update(zip(todo, vals.tolist()))
-            return np.array([cache[k] for k in keys])
-
-        if self.score not in ("distance", "margin"):
-            raise ValueError(f"score must be 'distance' or 'margin', got {self.score!r}")
-        dist_cache: Dict[tuple, float] = {}
-
-        def scores_of(keys: List[tuple], g2: np.ndarray, df: np.ndarray) -> np.ndarray:
-            if self.score == "margin":
-                return margin_scores(g2, df, alpha, n)
-            out = np.empty(len(keys))
-            for t, k in enumerate(keys):
-                if k not in dist_cache:
-                    N = _reference.contingency_table(codes_t, cats, k[0], k[1], list(k[2:]))
-                    dist_cache[k] = distance_score(N, g2[t], chi2_critical(alpha, float(df[t])), n)
-                out[t] = dist_cache[k]
-            return out
-
-        def df_of(i, j, S):
-            return float((cats[i] - 1) * (cats[j] - 1) * np.prod(cats[list(S)], dtype=np.float64))
-
-        if self.mechanism not in ("subset", "node_subset", "thesis"):
-            raise ValueError(f"mechanism must be 'subset', 'node_subset' or 'thesis', got {self.mechanism!r}")
-        margin = float(self.margin)
-        if not (math.isfinite(margin) and margin >= 0):
-            raise ValueError(f"margin must be a finite number >= 0, got {self.margin!r}")
+        tests = _Tests(codes_t, cats, alpha, self.score, self.backend, self.n_threads)
         A = complete_skeleton(p)
         sepsets: Dict[FrozenSet[int], Tuple[int, ...]] = {}
         spent: List[float] = []
-        log = []
-        skipped = 0
-        per_order = self.mechanism == "subset" and not faithful
+        self.round_log_, self.rounds_skipped_ = [], 0
         for ord_ in range(L + 1):
-            if per_order:
-                eps_ord = eps * weights[ord_]
-                edges, cand = [], []
-                for i, j in zip(*np.nonzero(np.triu(A, 1))):
-                    i, j = int(i), int(j)
-                    Ss = set()
-                    for a, b in ((i, j), (j, i)):
-                        others = [v for v in np.flatnonzero(A[a]).tolist() if v != b]
-                        Ss.update(tuple(sorted(S)) for S in combinations(others, ord_))
-                    if Ss:
-                        edges.append((i, j))
-                        cand.append(sorted(Ss))
-                if not edges or eps_ord <= 0:
-                    skipped += 1
-                    continue
-                keys = [(i, j) + S for (i, j), Ss in zip(edges, cand) for S in Ss]
-                g2 = g2_of(keys)
-                df = np.array([df_of(k[0], k[1], k[2:]) for k in keys])
-                s_all = scores_of(keys, g2, df) + margin
-                q, pos = np.empty(len(edges)), 0
-                for e, Ss in enumerate(cand):
-                    q[e] = s_all[pos: pos + len(Ss)].max()
-                    pos += len(Ss)
-                eps_sel = eps_ord * (f1 if self.orient else 1.0)
-                D = subset_exponential_mechanism(q, eps_sel, rng)
-                deleted = [edges[e] for e in np.flatnonzero(D)]
-                if self.orient and deleted:
-                    eps_sep = (eps_ord - eps_sel) / len(deleted)
-                    starts = np.cumsum([0] + [len(Ss) for Ss in cand])
-                    for e in np.flatnonzero(D):
-                        u = s_all[starts[e]: starts[e + 1]]
-                        t = exponential_mechanism(u, 1.0, eps_sep, random_state=rng)
-                        sepsets[frozenset(edges[e])] = cand[e][t]
-                for i, j in deleted:
-                    A[i, j] = A[j, i] = False
-                spent.append(eps_ord)
-                log.append((ord_, -1, len(deleted), deleted))
-                continue
-            eps_round = eps * weights[ord_] / p
-            for i in range(p):
-                adj = np.flatnonzero(A[i]).tolist()
-                if len(adj) < ord_ + 1 or eps_round <= 0:
-                    skipped += 1
-                    continue
-                pairs = [(j, S) for j in adj for S in combinations([v for v in adj if v != j], ord_)]
-                keys = [(min(i, j), max(i, j)) + tuple(sorted(S)) for j, S in pairs]
-                g2 = g2_of(keys)
-                df = np.array([df_of(i, j, S) for j, S in pairs])
-                s_pair = scores_of(keys, g2, df)
-                q1 = np.full(len(adj), -np.inf)
-                best_S: Dict[int, Tuple[int, ...]] = {}
-                if faithful:  # thesis: S with the largest p-value (smallest G² margin ⇔ largest c_df − G²? no: p)
-                    from ._stats import chi2_sf
-
-                    pv = np.array([chi2_sf(float(g), float(d)) for g, d in zip(g2, df)])
-                    best_p = np.full(len(adj), -1.0)
-                    for t, (j, S) in enumerate(pairs):
-                        a = adj.index(j)
-                        if pv[t] > best_p[a]:
-                            best_p[a], q1[a], best_S[j] = pv[t], s_pair[t], tuple(S)
-                else:
-                    for t, (j, S) in enumerate(pairs):
-                        a = adj.index(j)
-                        if s_pair[t] > q1[a]:
-                            q1[a], best_S[j] = s_pair[t], tuple(S)
-                eps1, eps2 = f1 * eps_round, f2 * eps_round
-                if self.mechanism == "node_subset" and not faithful:
-                    D = subset_exponential_mechanism(q1 + margin, eps_round, rng)
-                    chosen = [adj[a] for a in np.flatnonzero(D)]
-                    for j in chosen:
-                        A[i, j] = A[j, i] = False
-                    spent.append(eps_round)
-                    log.append((ord_, i, len(chosen), chosen))
-                    continue
-                beta = exponential_mechanism(beta_quality(q1, faithful), 1.0, eps2, random_state=rng)
-                chosen: List[int] = []
-                if beta > 0:
-                    if self.orient and not faithful:
-                        cand = list(range(len(pairs)))
-                        for _ in range(beta):
-                            u = s_pair[cand]
-                            t = cand[exponential_mechanism(u, 1.0, eps1 / beta, random_state=rng)]
-                            j, S = pairs[t]
-                            chosen.append(j)
-                            sepsets[frozenset((i, j))] = tuple(sorted(S))
-                            cand = [c for c in cand if pairs[c][0] != j]
-                    else:
-                        cand = list(range(len(adj)))
-                        for _ in range(beta):
-                            a = cand[exponential_mechanism(q1[cand], 1.0, eps1 / beta, random_state=rng)]
-                            chosen.append(adj[a])
-                            cand.remove(a)
-                            if faithful:
-                                sepsets[frozenset((i, adj[a]))] = best_S[adj[a]]
-                for j in chosen:
-                    A[i, j] = A[j, i] = False
-                spent.append(eps1 + eps2)
-                log.append((ord_, i, int(beta), chosen))
-        unfinished = [o for o in range(L + 1, p - 1) if np.any(A.sum(axis=1) >= o + 1)][:1]
-        cpdag = None
-        released_sepsets = None
-        if self.orient:
-            if faithful:
-                cpdag = _orient_with_fresh_tests(A, codes_t, cats, alpha, g2_of, df_of)
+            if self.mechanism == "subset" and not faithful:
+                self._order_round(A, ord_, budgets[ord_], shifts[ord_], split[0], tests, sepsets, spent, rng)
             else:
-                cpdag = orient_cpdag(A, sepsets)
+                for i in range(p):
+                    self._node_round(A, i, ord_, budgets[ord_] / p, shifts[ord_], split, tests, sepsets, spent,
+                                     rng)
+        last = int(np.flatnonzero(budgets > 0).max())
+        self.unfinished_orders_ = [o for o in range(last + 1, p - 1) if np.any(A.sum(axis=1) >= o + 1)][:1]
+        cpdag = released_sepsets = None
+        if self.orient:
+            cpdag = _orient_with_fresh_tests(A, tests) if faithful else orient_cpdag(A, sepsets)
             released_sepsets = dict(sepsets)
         self.graph_ = CausalGraph(skeleton=A, sepsets=released_sepsets, cpdag=cpdag, names=check_names(names, p),
-                                  extras={"delta_g2": delta_g})
-        self.skeleton_ = A
-        self.cpdag_ = cpdag
+                                  extras={"delta_g2": g2_replacement_sensitivity(n)})
+        self.skeleton_, self.cpdag_ = A, cpdag
+        self.order_epsilons_, self.threshold_shifts_ = budgets, shifts
         self.rounds_run_ = len(spent)
-        self.rounds_skipped_ = skipped
-        self.unfinished_orders_ = unfinished
-        self.round_log_ = log
         self.epsilon_claimed_ = eps
-        total = accountants.compose_sequential(spent)
-        self.privacy_spent_ = (math.inf, 0.0) if faithful else (total, 0.0)
+        self.privacy_spent_ = (math.inf, 0.0) if faithful else (accountants.compose_sequential(spent), 0.0)
         self.n_features_in_ = p
         return self
 
+    def _order_round(self, A, ord_, eps_ord, shift, f1, tests, sepsets, spent, rng):
+        """One subset exponential mechanism over every present edge (``mechanism="subset"``); with ``orient`` the
+        separating set of each deleted edge is then drawn by the exponential mechanism at the rest of ε_ord."""
+        edges, cand = _edge_candidates(A, ord_)
+        if not edges or eps_ord <= 0:
+            self.rounds_skipped_ += 1
+            return
+        s_all = tests.scores([e + S for e, Ss in zip(edges, cand) for S in Ss], shift)
+        starts = np.cumsum([0] + [len(Ss) for Ss in cand])
+        q = np.array([s_all[starts[e]: starts[e + 1]].max() for e in range(len(edges))])
+        eps_sel = eps_ord * (f1 if self.orient else 1.0)
+        D = np.flatnonzero(subset_exponential_mechanism(q, eps_sel, rng))
+        if self.orient and D.size:
+            eps_sep = (eps_ord - eps_sel) / D.size
+            for e in D:
+                t = exponential_mechanism(s_all[starts[e]: starts[e + 1]], 1.0, eps_sep, random_state=rng)
+                sepsets[frozenset(edges[e])] = cand[e][t]
+        deleted = [edges[e] for e in D]
+        for i, j in deleted:
+            A[i, j] = A[j, i] = False
+        spent.append(eps_ord)
+        self.round_log_.append((ord_, -1, len(deleted), deleted))
 
-def _orient_with_fresh_tests(A, codes_t, cats, alpha, g2_of, df_of):
+    def _node_round(self, A, i, ord_, eps_round, shift, split, tests, sepsets, spent, rng):
+        """Alg. 4 for node i (``mechanism="thesis"``), or one subset selection over adj(i) ("node_subset")."""
+        adj = np.flatnonzero(A[i]).tolist()
+        if len(adj) < ord_ + 1 or eps_round <= 0:
+            self.rounds_skipped_ += 1
+            return
+        faithful = bool(self.paper_faithful)
+        pairs = [(j, S) for j in adj for S in combinations([v for v in adj if v != j], ord_)]
+        keys = [(min(i, j), max(i, j)) + tuple(sorted(S)) for j, S in pairs]
+        s_pair = tests.scores(keys, shift)
+        # q1(j) = max_S s(j, S) (library); faithful: the score at the S with the largest p-value (a data argmax)
+        rank = s_pair if not faithful else np.array(
+            [chi2_sf(g, tests.df(k)) for g, k in zip(tests.g2(keys), keys)])
+        q1, best_S, best_rank = np.full(len(adj), -np.inf), {}, np.full(len(adj), -np.inf)
+        for t, (j, S) in enumerate(pairs):
+            a = adj.index(j)
+            if rank[t] > best_rank[a]:
+                best_rank[a], q1[a], best_S[j] = rank[t], s_pair[t], tuple(S)
+        if self.mechanism == "node_subset" and not faithful:
+            chosen = [adj[a] for a in np.flatnonzero(subset_exponential_mechanism(q1, eps_round, rng))]
+            beta = len(chosen)
+        else:
+            eps1, eps2 = split[0] * eps_round, split[1] * eps_round
+            beta = exponential_mechanism(beta_quality(q1, faithful), 1.0, eps2, random_state=rng)
+            chosen = self._draw_nodes(i, adj, pairs, s_pair, q1, best_S, beta, eps1, sepsets, rng)
+        for j in chosen:
+            A[i, j] = A[j, i] = False
+        spent.append(eps_round)
+        self.round_log_.append((ord_, i, int(beta), chosen))
+
+    def _draw_nodes(self, i, adj, pairs, s_pair, q1, best_S, beta, eps1, sepsets, rng):
+        """Alg. 4 lines 11–15: β̂ draws without replacement, each by the exponential mechanism at ε1/β̂ — over the
+        pairs (j, S) when the separating sets are released privately (``orient``), else over the nodes by q1."""
+        chosen: List[int] = []
+        if beta == 0:
+            return chosen
+        if self.orient and not self.paper_faithful:
+            cand = list(range(len(pairs)))
+            for _ in range(beta):
+                t = cand[exponential_mechanism(s_pair[cand], 1.0, eps1 / beta, random_state=rng)]
+                j, S = pairs[t]
+                chosen.append(j)
+                sepsets[frozenset((i, j))] = tuple(sorted(S))
+                cand = [c for c in cand if pairs[c][0] != j]
+            return chosen
+        cand = list(range(len(adj)))
+        for _ in range(beta):
+            a = cand[exponential_mechanism(q1[cand], 1.0, eps1 / beta, random_state=rng)]
+            chosen.append(adj[a])
+            cand.remove(a)
+            if self.paper_faithful:
+                sepsets[frozenset((i, adj[a]))] = best_S[adj[a]]
+        return chosen
+
+
+def _orient_with_fresh_tests(A, tests: "_Tests"):
     """Thesis Alg. 2 lines 16–21 as written: collider i → k ← j iff i, j are NOT independent given k on the raw
     data (not private), then Meek's rules (via orient_cpdag with synthetic sepsets)."""
     p = A.shape[0]
@@ -423,7 +505,7 @@ def _orient_with_fresh_tests(A, codes_t, cats, alpha, g2_of, df_of):
             if A[i, j]:
                 continue
             key = (min(i, j), max(i, j), k)
-            dependent = g2_of([key])[0] > chi2_critical(alpha, df_of(i, j, (k,)))
+            dependent = tests.g2([key])[0] > chi2_critical(tests.alpha, tests.df(key))
             prev = sep.get(frozenset((i, j)), ())
             sep[frozenset((i, j))] = prev if dependent else tuple(sorted(set(prev) | {k}))
     return orient_cpdag(A, sep)
