@@ -31,14 +31,43 @@ class LapMechPC:
 
     Parameters
     ----------
-    epsilon, alpha, max_order, orient : as PrivPC / PC.
-    max_cells : int, default 2**24 — refuse larger full tables.
-    paper_faithful : bool — Lap(1/ε) as in the thesis (then privacy_spent_ = 2ε under replacement).
-    random_state : int | Generator | None.
+    epsilon : float, default 1.0
+        Budget ε (replace-one neighbours, n public).
+    alpha : float, default 0.01
+        Level of the G² tests on the noisy marginals.
+    max_order : int or None, default 3
+        Largest conditioning-set size (None: no limit).
+    orient : bool, default True
+        Orient the skeleton from the separating sets (post-processing of the noisy table).
+    max_cells : int, default 2**24
+        Refuse full tables with more cells (ValueError).
+    paper_faithful : bool, default False
+        Lap(1/ε) as in the thesis (then ``privacy_spent_`` = 2ε under replacement).
+    random_state : None, int or numpy Generator
+        Source of the Laplace noise.
 
     Attributes
     ----------
-    graph_, skeleton_, cpdag_, sepsets_ ; privacy_spent_ = (ε, 0) ; epsilon_claimed_ ; n_cells_
+    graph_ : CausalGraph
+        Skeleton, separating sets and CPDAG.
+    skeleton_ : ndarray of bool, shape (p, p)
+        The skeleton.
+    sepsets_ : dict
+        frozenset({i, j}) -> separating set of every removed edge.
+    cpdag_ : ndarray of int8, shape (p, p), or None
+        The CPDAG (``orient=True``).
+    depth_ : int
+        The last depth run.
+    n_cells_ : int
+        Cells of the full table.
+    noise_scale_ : float
+        Laplace scale per cell (2/ε; 1/ε when ``paper_faithful``).
+    privacy_spent_ : (float, float)
+        (ε, 0), or (2ε, 0) when ``paper_faithful``.
+    epsilon_claimed_ : float
+        The thesis' figure, ε.
+    n_features_in_ : int
+        p.
     """
 
     def __init__(self, epsilon: float = 1.0, alpha: float = 0.01, max_order: Optional[int] = 3, orient: bool = True,

@@ -168,22 +168,35 @@ class PC:
     ----------
     alpha : float, default 0.01
         Level of every conditional-independence test (the thesis' τ).
-    test : {"auto", "g2", "fisher_z"}
+    test : {"auto", "g2", "fisher_z"}, default "auto"
         "auto": G² when ``n_categories`` is given to ``fit``, Fisher-z otherwise.
-    max_order : int or None
+    max_order : int or None, default None
         Largest conditioning-set size (None: no limit).
     orient : bool, default True
         Orient the skeleton into a CPDAG from the separating sets (``graph.orient_cpdag``).
-    df : {"public", "observed"}
+    df : {"public", "observed"}, default "public"
         Degrees of freedom of G²: from the declared category counts, or causal-learn's observed-zero rule.
-    backend, n_threads : native kernel or NumPy twin; threads for the native kernel.
+    backend : {"native", "numpy"}, default "native"
+        Kernel for the contingency tables and G² (``kernels.contingency_g2``).
+    n_threads : int or None
+        Threads of the native kernel (None: all cores).
 
     Attributes
     ----------
-    graph_ : CausalGraph (skeleton, sepsets, cpdag)
-    skeleton_, sepsets_, cpdag_ : shortcuts
-    depth_ : the last depth run
-    privacy_spent_ : (inf, 0.0) — not private
+    graph_ : CausalGraph
+        Skeleton, separating sets and CPDAG.
+    skeleton_ : ndarray of bool, shape (p, p)
+        The skeleton (shortcut of ``graph_.skeleton``).
+    sepsets_ : dict
+        frozenset({i, j}) -> separating set of every removed edge.
+    cpdag_ : ndarray of int8, shape (p, p), or None
+        The CPDAG (``orient=True``).
+    depth_ : int
+        The last depth (conditioning-set size) run.
+    n_features_in_ : int
+        p.
+    privacy_spent_ : (float, float)
+        (inf, 0.0): not private.
     """
 
     def __init__(self, alpha: float = 0.01, test: str = "auto", max_order: Optional[int] = None, orient: bool = True,

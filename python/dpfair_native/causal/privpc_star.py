@@ -60,20 +60,65 @@ class PrivPCStar:
 
     Parameters
     ----------
-    epsilon : float ; delta : float or None (needed for mechanism="gaussian")
-    mechanism : {"laplace", "gaussian"}
-    clip_norm : float or None — B; None: √p (the thesis' ‖x‖² = p)
-    center, scale : public per-column centring/scaling (scalars or (p,) arrays), default 0 and 1
-    alpha, max_order, orient : as PC
-    psd_floor : relative eigenvalue floor of the repair
-    paper_faithful : bool ; backend, n_threads, random_state
+    epsilon : float, default 1.0
+        Budget ε (replace-one neighbours, n public).
+    delta : float or None, default None
+        δ; required for ``mechanism="gaussian"``.
+    mechanism : {"laplace", "gaussian"}, default "laplace"
+        Laplace (ε-DP, L1 sensitivity) or analytic Gaussian ((ε, δ)-DP, L2 sensitivity) noise on the triangle.
+    clip_norm : float or None, default None
+        B, the L2 bound of a centred, scaled row; None: √p (the thesis' ‖x‖² = p).
+    center, scale : float or (p,) array, default 0 and 1
+        Public per-column centring and scaling, x = (row − center) / scale.
+    alpha : float, default 0.01
+        Level of the Fisher-z tests.
+    max_order : int or None, default None
+        Largest conditioning-set size (None: no limit).
+    orient : bool, default True
+        Orient the skeleton from the separating sets (post-processing).
+    psd_floor : float, default 1e-3
+        Relative eigenvalue floor of the positive-definite repair.
+    paper_faithful : bool, default False
+        The thesis' release (data standardisation, no clipping, S = p(p+1)/(2(n−1))); not DP.
+    backend : {"native", "numpy"}, default "native"
+        Kernel for the degree-2 coefficients.
+    n_threads : int or None
+        Threads of the native kernel.
+    random_state : None, int or numpy Generator
+        Source of the noise.
 
     Attributes
     ----------
-    graph_, skeleton_, sepsets_, cpdag_ ; release_ (the noisy lower triangle, row-major np.tril_indices order) ;
-    covariance_ (the repaired private matrix) ; correlation_ ;
-    privacy_spent_ ; epsilon_claimed_ ; sensitivity_ ; noise_scale_. How many rows were clipped is not stored: that
-    count is not private (replacing one row moves it by 1).
+    graph_ : CausalGraph
+        Skeleton, separating sets and CPDAG.
+    skeleton_ : ndarray of bool, shape (p, p)
+        The skeleton.
+    sepsets_ : dict
+        frozenset({i, j}) -> separating set of every removed edge.
+    cpdag_ : ndarray of int8, shape (p, p), or None
+        The CPDAG (``orient=True``).
+    release_ : ndarray, shape (p (p + 1) / 2,)
+        The noisy lower triangle (row-major ``np.tril_indices`` order): everything else post-processes it.
+    covariance_ : ndarray, shape (p, p)
+        The repaired private matrix.
+    correlation_ : ndarray, shape (p, p)
+        Its correlation matrix, clipped to (−1, 1).
+    depth_ : int
+        The last depth run.
+    sensitivity_ : float
+        Δ₁ or Δ₂ of the release.
+    noise_scale_ : float
+        Laplace scale or Gaussian σ.
+    privacy_spent_ : (float, float)
+        (ε, 0) or (ε, δ); (inf, 0) when ``paper_faithful``.
+    epsilon_claimed_ : float
+        ε.
+    n_features_in_ : int
+        p.
+
+    Notes
+    -----
+    How many rows were clipped is not stored: that count is not private (replacing one row moves it by 1).
     """
 
     def __init__(self, epsilon: float = 1.0, delta: Optional[float] = None, mechanism: str = "laplace",
