@@ -90,13 +90,10 @@ class PrivPCStar:
     Attributes
     ----------
     graph_ : CausalGraph
-        Skeleton, separating sets and CPDAG.
-    skeleton_ : ndarray of bool, shape (p, p)
-        The skeleton.
-    sepsets_ : dict
-        frozenset({i, j}) -> separating set of every removed edge.
-    cpdag_ : ndarray of int8, shape (p, p), or None
-        The CPDAG (``orient=True``).
+        The result: skeleton, separating sets, CPDAG (``orient=True``).
+    skeleton_, sepsets_, cpdag_ : ndarray, dict, ndarray or None
+        Its parts: (p, p) bool skeleton; frozenset({i, j}) -> separating set of each removed edge; (p, p) int8
+        CPDAG or None.
     release_ : ndarray, shape (p (p + 1) / 2,)
         The noisy lower triangle (row-major ``np.tril_indices`` order): everything else post-processes it.
     covariance_ : ndarray, shape (p, p)
