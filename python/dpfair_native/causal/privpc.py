@@ -315,7 +315,8 @@ class PrivPC:
         "distance": ``distance_score`` (lower bound on the records-to-flip distance from local bounds, sensitivity
         1, see causal/distance_score.py); "margin": (c* − G²)/Δ_G with the global Δ_G (fix 2 above).
     paper_faithful : bool, default False
-        The thesis' non-private choices (module docstring); then ``privacy_spent_ = (inf, 0)``.
+        The thesis' non-private choices (module docstring); then ``privacy_spent_ = (inf, 0)``. It runs Alg. 3–4
+        per node whatever ``mechanism`` says; ``threshold_shift`` still applies (pass 0 for the thesis' test).
     backend : {"native", "numpy"}, default "native"
         Kernel for the contingency tables and G² (``kernels.contingency_g2``).
     n_threads : int or None
