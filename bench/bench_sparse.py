@@ -184,11 +184,17 @@ print(f"{{input_bytes}} {{hwm - rss}} {{python_peak}}")
 
 
 def bench_memory():
-    makes = {
-        "FairFunctionalMechanismLR": "FairFunctionalMechanismLR(epsilon=1.0, domain=one_hot_domain(), random_state=0)",
-        "FunctionalMechanismLR": "FunctionalMechanismLR(epsilon=1.0, domain=one_hot_domain(), random_state=0)",
+    fm = "(epsilon=1.0, domain=one_hot_domain(), random_state=0)"
+    pd = "(domain=one_hot_domain(), random_state=0)"  # PDFC/ADFC split ε into epsilon_n + epsilon_s (defaults)
+    makes = {  # every exported estimator, defaults unless the sparse shape needs a declared domain/bound
         "LogisticRegression": "LogisticRegression(alpha=1e-4)",
-        "DPSGDClassifier": "DPSGDClassifier(epochs=20, batch_size=256, random_state=0)",
+        "FairLogisticRegression": "FairLogisticRegression()",
+        **{name: name + fm for name in ("FunctionalMechanismLR", "FairFunctionalMechanismLR", "PFLR", "PFLRStar")},
+        **{name: name + pd for name in ("PDFC", "ADFC")},
+        **{name: name + "(random_state=0)" for name in ("DPSGDClassifier", "DPSGDFClassifier",
+                                                         "NaiveReweightedDPSGDClassifier", "FairDPClassifier",
+                                                         "ConstrainedDPSGDClassifier")},
+        "ExponentialMechanismFairLearner": "ExponentialMechanismFairLearner(min_group_positives=100, random_state=0)",
     }
     for cls, make in makes.items():
         code = MEMORY_CHILD.format(bench=os.path.dirname(os.path.abspath(__file__)), cls=cls, make=make)

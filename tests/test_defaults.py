@@ -1,33 +1,146 @@
-"""Defaults that work: the DP-SGD family with default parameters beats the constant classifier on synthetic data
-it was not tuned on (issue 12, item 2). Each shape: features uniform in [0, 1]^d, a sensitive attribute, labels from
-a noisy logistic score thresholded at the given positive rate; train/test split of one draw."""
+"""Defaults that work (issue 12, item 2): every estimator fitted with its default parameters, on synthetic data it
+was never tuned on, beats the majority class by a clear margin, and the fairness-aware ones reduce the disparity
+they target relative to their unconstrained counterpart.
+
+Data (``_synthetic``): s ~ Bernoulli(0.35); x uniform in [0, 1]^d except x₀ = (u + s)/2, a proxy of s as zip code or
+"husband" is in census data; y = 1 where x·w + 0.5·N(0, 1) lies above its (1 − rate) quantile, with w₀ = 3 so the
+proxy matters. Shapes span n 2,000–300,000, d 5–200 and positive rates 5–50 %.
+
+"A clear margin": accuracy ≥ majority + ½·(reference − majority), the reference being the non-private model of
+the same kind (``LogisticRegression``; ``FairLogisticRegression`` for the estimators that trade accuracy for
+demographic parity or equal opportunity, because their target forbids part of what the proxy offers).
+
+Where a default does not work yet, the pair is listed in ``KNOWN_FAILURES`` with the reason and runs as a strict
+xfail: it fails the suite the day it starts to pass, so the list cannot go stale.
+"""
+
+import warnings
 
 import numpy as np
 import pytest
 
 from dpfair_native import models
 
-SHAPES = [(2_000, 5, 0.5), (20_000, 20, 0.05), (20_000, 200, 0.3)]
+SHAPES = {
+    "n2k-d5-pos50": (2_000, 5, 0.5),
+    "n20k-d20-pos5": (20_000, 20, 0.05),
+    "n20k-d200-pos30": (20_000, 200, 0.3),
+    "n300k-d10-pos15": (300_000, 10, 0.15),
+}
+
+FM_NOISE = ("the functional mechanism's Laplace/Gaussian noise on the d×d quadratic grows like d²/(nε) (L1) or "
+            "d/(nε) (L2); at d = 200, n = 20,000, ε = 1 it swamps the signal")
+FM_THRESHOLD = ("the degree-2 Taylor objective at 0 fits a linear-probability model thresholded at 1/2; at a 5 % "
+                "positive rate no row reaches it, so the model predicts the majority class")
+FAIR_FM_COST = ("demographic parity against a strong proxy leaves little to learn (non-private FairLR gains +0.025); "
+                "the fair functional mechanism's noise takes the rest")
+EXP_CANDIDATES = ("the exponential mechanism chooses among random data-independent candidate hyperplanes; in more "
+                  "than a few dimensions or at a low positive rate none of them is good")
+FAIRDP_IMBALANCE = "FairDP's per-group clipping and weight bound leave the imbalanced model near the constant classifier"
+
+KNOWN_FAILURES = {
+    **{(name, "n20k-d20-pos5"): FM_THRESHOLD for name in ("FunctionalMechanismLR", "FairFunctionalMechanismLR", "PFLR",
+                                                          "PFLRStar", "PDFC", "ADFC")},
+    **{(name, "n20k-d200-pos30"): FM_NOISE for name in ("FunctionalMechanismLR", "FairFunctionalMechanismLR", "PFLR",
+                                                        "PFLRStar", "PDFC", "ADFC")},
+    **{(name, "n300k-d10-pos15"): FAIR_FM_COST for name in ("FairFunctionalMechanismLR", "PFLR", "PFLRStar", "PDFC",
+                                                           "ADFC")},
+    **{("ExponentialMechanismFairLearner", shape): EXP_CANDIDATES for shape in ("n20k-d20-pos5", "n20k-d200-pos30",
+                                                                                "n300k-d10-pos15")},
+    ("FairDPClassifier", "n20k-d20-pos5"): FAIRDP_IMBALANCE,
+    ("FairDPClassifier", "n20k-d200-pos30"): FAIRDP_IMBALANCE,
+}
+
+# estimator -> (the disparity it targets, its unconstrained counterpart)
+FAIRNESS_TARGETS = {
+    "FairLogisticRegression": ("demographic_parity", "LogisticRegression"),
+    "FairFunctionalMechanismLR": ("demographic_parity", "FunctionalMechanismLR"),
+    "PFLR": ("demographic_parity", "FunctionalMechanismLR"),
+    "PFLRStar": ("demographic_parity", "FunctionalMechanismLR"),
+    "PDFC": ("demographic_parity", "FunctionalMechanismLR"),
+    "ADFC": ("demographic_parity", "FunctionalMechanismLR"),
+    "ConstrainedDPSGDClassifier": ("demographic_parity", "DPSGDClassifier"),
+    "FairDPClassifier": ("accuracy_gap", "DPSGDClassifier"),
+    "ExponentialMechanismFairLearner": ("equal_opportunity", "LogisticRegression"),
+}
+ACCURACY_PARITY = ("DPSGDFClassifier", "NaiveReweightedDPSGDClassifier")  # reference: LogisticRegression
+ESTIMATORS = ["LogisticRegression", "FunctionalMechanismLR", "DPSGDClassifier", *FAIRNESS_TARGETS, *ACCURACY_PARITY]
+# required parameters without a default: a public bound the user must declare (DP needs it; no safe default exists)
+REQUIRED = {"ExponentialMechanismFairLearner": {"min_group_positives": 1}}
 
 
 def _synthetic(n, d, positive_rate, seed=0):
     rng = np.random.default_rng(seed)
     m = n + n // 4
-    X = rng.uniform(0, 1, size=(m, d))
     s = (rng.uniform(size=m) < 0.35).astype(np.int64)
-    z = X @ (4 * rng.normal(size=d) / np.sqrt(d)) + s + 0.5 * rng.normal(size=m)
+    X = rng.uniform(0, 1, size=(m, d))
+    X[:, 0] = 0.5 * X[:, 0] + 0.5 * s
+    w = 4 * rng.normal(size=d) / np.sqrt(d)
+    w[0] = 3.0
+    z = X @ w + 0.5 * rng.normal(size=m)
     y = (z > np.quantile(z, 1 - positive_rate)).astype(np.int64)
     return (X[:n], y[:n], s[:n]), (X[n:], y[n:], s[n:])
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("name", ["DPSGDClassifier", "DPSGDFClassifier", "NaiveReweightedDPSGDClassifier"])
-@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"n{s[0]}-d{s[1]}-pos{s[2]}")
-def test_dp_sgd_defaults_beat_the_constant_classifier(name, shape):
-    (X, y, s), (X_te, y_te, _) = _synthetic(*shape)
-    majority = max(y_te.mean(), 1 - y_te.mean())
-    reachable = np.mean(models.LogisticRegression().fit(X, y).predict(X_te) == y_te)  # non-private
-    model = getattr(models, name)(random_state=0).fit(X, y, sensitive_features=s)
-    accuracy = np.mean(model.predict(X_te) == y_te)
-    # a clear margin: at least half of what the non-private model gains over the constant classifier
-    assert accuracy >= majority + 0.5 * (reachable - majority), (accuracy, majority, reachable)
+def disparity(kind, pred, y, s):
+    groups = (s == 0, s == 1)
+    if kind == "demographic_parity":
+        rates = [pred[g].mean() for g in groups]
+    elif kind == "equal_opportunity":
+        rates = [pred[g & (y == 1)].mean() for g in groups]
+    else:  # accuracy_gap
+        rates = [(pred == y)[g].mean() for g in groups]
+    return abs(rates[0] - rates[1])
+
+
+_FITS = {}
+
+
+def _fit(name, shape_id):
+    """Test-set predictions of ``name`` with its defaults on shape ``shape_id`` (cached: several tests read them)."""
+    key = (name, shape_id)
+    if key not in _FITS:
+        (X, y, s), (X_test, y_test, s_test) = _synthetic(*SHAPES[shape_id])
+        cls = getattr(models, name)
+        params = dict(REQUIRED.get(name, {}))
+        if "random_state" in cls().get_params():
+            params["random_state"] = 0
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # e.g. the domain warning of estimators given no declared domain
+            model = cls(**params).fit(X, y, sensitive_features=s)
+        _FITS[key] = (model.predict(X_test), y_test, s_test)
+    return _FITS[key]
+
+
+def _cases():
+    for name in ESTIMATORS:
+        for shape_id in SHAPES:
+            marks = [pytest.mark.slow] if SHAPES[shape_id][0] * SHAPES[shape_id][1] > 1e6 else []
+            if (name, shape_id) in KNOWN_FAILURES:
+                marks.append(pytest.mark.xfail(strict=True, reason=KNOWN_FAILURES[(name, shape_id)]))
+            yield pytest.param(name, shape_id, marks=marks, id=f"{name}-{shape_id}")
+
+
+@pytest.mark.parametrize(("name", "shape_id"), list(_cases()))
+def test_defaults_beat_the_majority_class_by_a_clear_margin(name, shape_id):
+    pred, y, _ = _fit(name, shape_id)
+    majority = max(y.mean(), 1 - y.mean())
+    fair_kind = FAIRNESS_TARGETS.get(name, ("",))[0]
+    reference_name = "FairLogisticRegression" if fair_kind in ("demographic_parity", "equal_opportunity") else \
+        "LogisticRegression"
+    accuracy = np.mean(pred == y)
+    if name in ("LogisticRegression", "FairLogisticRegression"):  # the non-private references themselves
+        assert accuracy >= majority + 0.005, (accuracy, majority)
+        return
+    reference_pred, _, _ = _fit(reference_name, shape_id)
+    reference = np.mean(reference_pred == y)
+    assert accuracy >= majority + 0.5 * (reference - majority), (accuracy, majority, reference)
+
+
+@pytest.mark.parametrize("name", list(FAIRNESS_TARGETS))
+def test_fairness_aware_defaults_reduce_the_disparity_they_target(name):
+    """On the balanced shape with a strong proxy of s, where the unconstrained models are far from parity."""
+    kind, counterpart = FAIRNESS_TARGETS[name]
+    pred, y, s = _fit(name, "n2k-d5-pos50")
+    base_pred, _, _ = _fit(counterpart, "n2k-d5-pos50")
+    assert disparity(kind, pred, y, s) <= 0.75 * disparity(kind, base_pred, y, s)
