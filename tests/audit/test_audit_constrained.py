@@ -10,8 +10,8 @@ histogram on which the multipliers, and so every other row's gradient, depend.
     clipped gradient has norm C; the statistic is the exact Gaussian log-likelihood ratio of the joint output
     (gradient and histogram); ``_audit.audit``'s ε lower bound at δ_a = δ_μ(1) (the δ at which μ-GDP, μ =
     1/σ_eff, claims ε = 1: observable with a few thousand samples, unlike δ = 1e-5) must not exceed 1, and must
-    come close to it (the test has power: about 0.7 measured). Negative control: the kernel given √2 less noise than the estimator's
-    split while the claim stays at σ_eff is flagged.
+    come close to it (the test has power: about 0.7 measured). Negative control: the kernel given √2 less noise
+    than the estimator's split while the claim stays at σ_eff is flagged.
 (b) Brute force, adaptive case (multipliers moving): for recorded steps of a real fit, removing any batch row
     changes the released histogram in exactly one cell by 1 and, with the histogram held at its released value,
     the noiseless update by at most C·η/b.
