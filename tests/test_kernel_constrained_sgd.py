@@ -86,3 +86,44 @@ def test_bad_input_raises(backend):
         kernels.constrained_sgd_epochs(*args[:10], st._replace(lambdas=-np.ones((2, 3, 1))), **good)
     with pytest.raises(ValueError, match="batch_rows"):
         kernels.constrained_sgd_epochs(*args[:5], np.array([0, n]), np.array([0, 2]), *args[7:], **good)
+
+
+def _sparse(X, rng, index_dtype, density=0.3):
+    """X with about 1 − density of its entries zeroed, as CSR with the given index dtype (rows left unsorted)."""
+    sparse = pytest.importorskip("scipy.sparse")
+    X = np.where(rng.random(X.shape) < density, X, 0).astype(X.dtype)
+    A = sparse.csr_matrix(X)
+    A.indices, A.indptr = A.indices.astype(index_dtype), A.indptr.astype(index_dtype)
+    return X, A
+
+
+@pytest.mark.parametrize("backend", ["numpy", pytest.param("native", marks=native)])
+@pytest.mark.parametrize("dtype,index_dtype", [(np.float64, np.int32), (np.float32, np.int64)])
+@pytest.mark.parametrize("E,active", [(1, [1]), (2, [1, 1])])
+def test_csr_equals_dense(backend, dtype, index_dtype, E, active):
+    X, y, groups = _problem(d=12, dtype=dtype)
+    Xd, A = _sparse(X, np.random.default_rng(5), index_dtype)
+    sp = _run(backend, A, y, groups, 3, E, active)
+    dense = _run("numpy", Xd, y, groups, 3, E, active)
+    for a, b in zip(sp, dense):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-10)
+    assert np.any(sp.lambdas > 0) and not np.allclose(sp.avg, 0.0)
+
+
+@native
+def test_csr_rows_in_any_order_and_bad_csr_raise():
+    sparse = pytest.importorskip("scipy.sparse")
+    X, y, groups = _problem(d=12)
+    Xd, A = _sparse(X, np.random.default_rng(6), np.int32)
+    B = A.copy()
+    for i in range(B.shape[0]):  # reverse each row's non-zeros: same matrix, unsorted indices
+        lo, hi = B.indptr[i], B.indptr[i + 1]
+        B.indices[lo:hi], B.data[lo:hi] = B.indices[lo:hi][::-1].copy(), B.data[lo:hi][::-1].copy()
+    B.has_sorted_indices = False
+    a, b = _run("native", A, y, groups, 3, 1, [1]), _run("native", B, y, groups, 3, 1, [1])
+    np.testing.assert_allclose(a.params, b.params, rtol=1e-12, atol=1e-13)
+    bad = A.copy()
+    bad.data[3] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        _run("native", bad, y, groups, 3, 1, [1])
+    assert sparse.issparse(A)

@@ -74,6 +74,19 @@ def test_constraint_reduces_disparity_of_plain_dpsgd(constraint, metric):
     assert np.mean(gaps) < 0.5 * np.mean(base)
 
 
+@pytest.mark.parametrize("backend", ["numpy", pytest.param("native", marks=native)])
+def test_sparse_input_fits_the_same_model_as_dense(backend):
+    sparse = pytest.importorskip("scipy.sparse")
+    X, y, s = _data(n=1200)
+    X = np.where(X > 0.5, X, 0.0)  # about half the entries zero
+    kw = dict(constraint="equalized_odds", target_epsilon=2.0, batch_size=64, epochs=2, random_state=4, backend=backend)
+    a = ConstrainedDPSGDClassifier(**kw).fit(sparse.csr_matrix(X), y, sensitive_features=s)
+    b = ConstrainedDPSGDClassifier(**kw).fit(X, y, sensitive_features=s)
+    np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-9, atol=1e-11)
+    assert np.any(a.multipliers_ > 0)
+    np.testing.assert_array_equal(a.predict(sparse.csc_matrix(X)), b.predict(X))
+
+
 def test_non_private_run_and_no_sensitive_feature_at_prediction():
     X, y, s = _data(n=1000)
     m = ConstrainedDPSGDClassifier(target_epsilon=None, noise_multiplier=0.0, epochs=3, random_state=0)

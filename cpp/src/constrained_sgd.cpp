@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "dpfair/logistic_row.hpp"
+#include "dpfair/sparse.hpp"
 
 namespace dpfair {
 namespace {
@@ -19,13 +20,47 @@ void require(bool ok, const char* message) {
 
 bool finite_nonnegative(double v) { return std::isfinite(v) && v >= 0.0; }
 
+// Row access of a dense strided matrix: x_i·w with ‖x_i‖², and total += a·x_i.
 template <bool Unit, class T>
-void run_steps(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::ptrdiff_t rs, std::ptrdiff_t cs, const double* y,
-               const std::int64_t* groups, const std::int64_t* events, std::ptrdiff_t K, std::ptrdiff_t E,
-               const std::int64_t* active, const std::int64_t* batch_rows, const std::int64_t* batch_offsets,
-               std::ptrdiff_t n_steps, const double* lr, const double* grad_noise, const double* hist_noise,
-               const ConstrainedSgdConfig& c, std::int64_t avg_start, double* params, double* lambdas, double* hist,
-               double* avg, std::int64_t* avg_count, std::int64_t* step_index) {
+struct DenseRows {
+  const T* X;
+  std::ptrdiff_t rs, cs, d;
+  void dot_and_square(std::int64_t i, const double* w, double& dot, double& sq) const {
+    row_dot_and_square<Unit>(X + i * rs, cs, w, d, dot, sq);
+  }
+  void add_scaled(std::int64_t i, double a, double* total) const {
+    const T* x = X + i * rs;
+    for (std::ptrdiff_t j = 0; j < d; ++j) total[j] += a * static_cast<double>(x[(Unit ? j : j * cs)]);
+  }
+};
+
+// Row access of a CSR matrix (checked by check_csr): O(nnz_i) per row.
+template <class T, class I>
+struct CsrRows {
+  const CsrView<T, I>& X;
+  void dot_and_square(std::int64_t i, const double* w, double& dot, double& sq) const {
+    dot = 0.0;
+    sq = 0.0;
+    for (I p = X.indptr[i]; p < X.indptr[i + 1]; ++p) {
+      const double v = static_cast<double>(X.data[p]);
+      dot += v * w[X.indices[p]];
+      sq += v * v;
+    }
+  }
+  void add_scaled(std::int64_t i, double a, double* total) const {
+    for (I p = X.indptr[i]; p < X.indptr[i + 1]; ++p) total[X.indices[p]] += a * static_cast<double>(X.data[p]);
+  }
+};
+
+// The step loop of constrained_sgd_epochs for any row access (dense or CSR); one step costs O(batch row work +
+// d + K·E). Longer than 60 lines because it is the header's per-step algorithm written out in order.
+template <class Rows>
+void run_steps(const Rows& X, std::ptrdiff_t n, std::ptrdiff_t d, const double* y, const std::int64_t* groups,
+               const std::int64_t* events, std::ptrdiff_t K, std::ptrdiff_t E, const std::int64_t* active,
+               const std::int64_t* batch_rows, const std::int64_t* batch_offsets, std::ptrdiff_t n_steps,
+               const double* lr, const double* grad_noise, const double* hist_noise, const ConstrainedSgdConfig& c,
+               std::int64_t avg_start, double* params, double* lambdas, double* hist, double* avg,
+               std::int64_t* avg_count, std::int64_t* step_index) {
   const std::ptrdiff_t width = d + 1, cells = K * E;
   const double clip = c.clip, b = c.expected_batch_size, beta = c.ema, tau = c.temperature;
   std::vector<double> z, xnorm, total(static_cast<std::size_t>(width)), coef(static_cast<std::size_t>(cells));
@@ -45,7 +80,7 @@ void run_steps(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::ptrdiff_t rs
       const std::int64_t i = rows[r];
       require(i >= 0 && i < n, "batch_rows must index X's rows (0 .. n-1)");
       double dot, sq;
-      row_dot_and_square<Unit>(X + i * rs, cs, params, d, dot, sq);
+      X.dot_and_square(i, params, dot, sq);
       require(std::isfinite(sq), "X contains NaN or infinity in a batch row");
       z[static_cast<std::size_t>(r)] = dot + params[d];
       xnorm[static_cast<std::size_t>(r)] = std::sqrt(1.0 + sq);
@@ -105,8 +140,7 @@ void run_steps(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::ptrdiff_t rs
       double a = sigmoid(zi) - yi + coef[static_cast<std::size_t>(groups[i] * E + events[i])] * st * (1.0 - st) / tau;
       const double norm = std::abs(a) * xnorm[static_cast<std::size_t>(r)];
       if (norm > clip) a *= clip / norm;
-      const T* x = X + i * rs;
-      for (std::ptrdiff_t j = 0; j < d; ++j) total[static_cast<std::size_t>(j)] += a * static_cast<double>(x[(Unit ? j : j * cs)]);
+      X.add_scaled(i, a, total.data());
       total[static_cast<std::size_t>(d)] += a;
     }
     const double std_dev = c.noise_multiplier > 0.0 ? c.noise_multiplier * clip : 0.0;
@@ -124,17 +158,14 @@ void run_steps(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::ptrdiff_t rs
   *step_index += n_steps;
 }
 
-}  // namespace
-
-template <class T>
-void constrained_sgd_epochs(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::ptrdiff_t row_stride,
-                            std::ptrdiff_t col_stride, const double* y, const std::int64_t* groups,
-                            const std::int64_t* events, std::ptrdiff_t n_groups, std::ptrdiff_t n_events,
-                            const std::int64_t* active, const std::int64_t* batch_rows,
-                            const std::int64_t* batch_offsets, std::ptrdiff_t n_steps, const double* learning_rates,
-                            const double* grad_noise, const double* hist_noise, const ConstrainedSgdConfig& config,
-                            std::int64_t avg_start, double* params, double* lambdas, double* hist, double* avg,
-                            std::int64_t* avg_count, std::int64_t* step_index) {
+// Checks the sizes and values every variant needs, then runs the steps.
+template <class Rows>
+void checked_run(const Rows& X, std::ptrdiff_t n, std::ptrdiff_t d, const double* y, const std::int64_t* groups,
+                 const std::int64_t* events, std::ptrdiff_t n_groups, std::ptrdiff_t n_events,
+                 const std::int64_t* active, const std::int64_t* batch_rows, const std::int64_t* batch_offsets,
+                 std::ptrdiff_t n_steps, const double* learning_rates, const double* grad_noise,
+                 const double* hist_noise, const ConstrainedSgdConfig& config, std::int64_t avg_start, double* params,
+                 double* lambdas, double* hist, double* avg, std::int64_t* avg_count, std::int64_t* step_index) {
   require(n >= 0 && d >= 0 && n_steps >= 0, "constrained_sgd_epochs: negative size");
   require(n_groups >= 1 && n_events >= 1, "n_groups and n_events must be >= 1");
   require(finite_nonnegative(config.noise_multiplier), "noise_multiplier must be a finite number >= 0");
@@ -159,28 +190,68 @@ void constrained_sgd_epochs(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std:
     require(batch_offsets[t] >= 0 && batch_offsets[t + 1] >= batch_offsets[t], "batch_offsets must be non-decreasing");
     require(std::isfinite(learning_rates[t]), "learning_rates must be finite");
   }
+  run_steps(X, n, d, y, groups, events, n_groups, n_events, active, batch_rows, batch_offsets, n_steps,
+            learning_rates, grad_noise, hist_noise, config, avg_start, params, lambdas, hist, avg, avg_count,
+            step_index);
+}
+
+}  // namespace
+
+template <class T>
+void constrained_sgd_epochs(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::ptrdiff_t row_stride,
+                            std::ptrdiff_t col_stride, const double* y, const std::int64_t* groups,
+                            const std::int64_t* events, std::ptrdiff_t n_groups, std::ptrdiff_t n_events,
+                            const std::int64_t* active, const std::int64_t* batch_rows,
+                            const std::int64_t* batch_offsets, std::ptrdiff_t n_steps, const double* learning_rates,
+                            const double* grad_noise, const double* hist_noise, const ConstrainedSgdConfig& config,
+                            std::int64_t avg_start, double* params, double* lambdas, double* hist, double* avg,
+                            std::int64_t* avg_count, std::int64_t* step_index) {
   if (col_stride == 1) {
-    run_steps<true>(X, n, d, row_stride, 1, y, groups, events, n_groups, n_events, active, batch_rows, batch_offsets,
-                    n_steps, learning_rates, grad_noise, hist_noise, config, avg_start, params, lambdas, hist, avg,
-                    avg_count, step_index);
+    checked_run(DenseRows<true, T>{X, row_stride, 1, d}, n, d, y, groups, events, n_groups, n_events, active,
+                batch_rows, batch_offsets, n_steps, learning_rates, grad_noise, hist_noise, config, avg_start, params,
+                lambdas, hist, avg, avg_count, step_index);
   } else {
-    run_steps<false>(X, n, d, row_stride, col_stride, y, groups, events, n_groups, n_events, active, batch_rows,
-                     batch_offsets, n_steps, learning_rates, grad_noise, hist_noise, config, avg_start, params, lambdas,
-                     hist, avg, avg_count, step_index);
+    checked_run(DenseRows<false, T>{X, row_stride, col_stride, d}, n, d, y, groups, events, n_groups, n_events,
+                active, batch_rows, batch_offsets, n_steps, learning_rates, grad_noise, hist_noise, config, avg_start,
+                params, lambdas, hist, avg, avg_count, step_index);
   }
 }
 
-template void constrained_sgd_epochs<float>(const float*, std::ptrdiff_t, std::ptrdiff_t, std::ptrdiff_t,
-                                            std::ptrdiff_t, const double*, const std::int64_t*, const std::int64_t*,
-                                            std::ptrdiff_t, std::ptrdiff_t, const std::int64_t*, const std::int64_t*,
-                                            const std::int64_t*, std::ptrdiff_t, const double*, const double*,
-                                            const double*, const ConstrainedSgdConfig&, std::int64_t, double*,
-                                            double*, double*, double*, std::int64_t*, std::int64_t*);
-template void constrained_sgd_epochs<double>(const double*, std::ptrdiff_t, std::ptrdiff_t, std::ptrdiff_t,
-                                             std::ptrdiff_t, const double*, const std::int64_t*, const std::int64_t*,
-                                             std::ptrdiff_t, std::ptrdiff_t, const std::int64_t*, const std::int64_t*,
-                                             const std::int64_t*, std::ptrdiff_t, const double*, const double*,
-                                             const double*, const ConstrainedSgdConfig&, std::int64_t, double*,
-                                             double*, double*, double*, std::int64_t*, std::int64_t*);
+template <class T, class I>
+void constrained_sgd_epochs_csr(const CsrView<T, I>& X, const double* y, const std::int64_t* groups,
+                                const std::int64_t* events, std::ptrdiff_t n_groups, std::ptrdiff_t n_events,
+                                const std::int64_t* active, const std::int64_t* batch_rows,
+                                const std::int64_t* batch_offsets, std::ptrdiff_t n_steps,
+                                const double* learning_rates, const double* grad_noise, const double* hist_noise,
+                                const ConstrainedSgdConfig& config, std::int64_t avg_start, double* params,
+                                double* lambdas, double* hist, double* avg, std::int64_t* avg_count,
+                                std::int64_t* step_index) {
+  checked_run(CsrRows<T, I>{X}, X.rows, X.cols, y, groups, events, n_groups, n_events, active, batch_rows,
+              batch_offsets, n_steps, learning_rates, grad_noise, hist_noise, config, avg_start, params, lambdas,
+              hist, avg, avg_count, step_index);
+}
+
+#define DPFAIR_CONSTRAINED_DENSE(T)                                                                                  \
+  template void constrained_sgd_epochs<T>(const T*, std::ptrdiff_t, std::ptrdiff_t, std::ptrdiff_t, std::ptrdiff_t, \
+                                          const double*, const std::int64_t*, const std::int64_t*, std::ptrdiff_t,   \
+                                          std::ptrdiff_t, const std::int64_t*, const std::int64_t*,                  \
+                                          const std::int64_t*, std::ptrdiff_t, const double*, const double*,         \
+                                          const double*, const ConstrainedSgdConfig&, std::int64_t, double*,         \
+                                          double*, double*, double*, std::int64_t*, std::int64_t*);
+#define DPFAIR_CONSTRAINED_CSR(T, I)                                                                                 \
+  template void constrained_sgd_epochs_csr<T, I>(const CsrView<T, I>&, const double*, const std::int64_t*,          \
+                                                 const std::int64_t*, std::ptrdiff_t, std::ptrdiff_t,                \
+                                                 const std::int64_t*, const std::int64_t*, const std::int64_t*,      \
+                                                 std::ptrdiff_t, const double*, const double*, const double*,        \
+                                                 const ConstrainedSgdConfig&, std::int64_t, double*, double*,        \
+                                                 double*, double*, std::int64_t*, std::int64_t*);
+DPFAIR_CONSTRAINED_DENSE(float)
+DPFAIR_CONSTRAINED_DENSE(double)
+DPFAIR_CONSTRAINED_CSR(float, std::int32_t)
+DPFAIR_CONSTRAINED_CSR(float, std::int64_t)
+DPFAIR_CONSTRAINED_CSR(double, std::int32_t)
+DPFAIR_CONSTRAINED_CSR(double, std::int64_t)
+#undef DPFAIR_CONSTRAINED_DENSE
+#undef DPFAIR_CONSTRAINED_CSR
 
 }  // namespace dpfair

@@ -4,7 +4,7 @@ Call these through :mod:`dpfair_native.kernels`, which validates inputs and docu
 take already-validated arrays and raise ValueError on bad shapes, dtypes or non-finite values.
 """
 
-from typing import Optional, Tuple, TypedDict
+from typing import Dict, Optional, Tuple, TypedDict
 
 import numpy as np
 import numpy.typing as npt
@@ -173,16 +173,32 @@ def constrained_sgd_epochs(
     learning_rates: npt.NDArray[np.float64],
     grad_noise: npt.NDArray[np.float64],
     hist_noise: npt.NDArray[np.float64],
-    noise_multiplier: float,
-    hist_noise_multiplier: float,
-    clip: float,
-    expected_batch_size: float,
-    l2: float,
-    dual_learning_rate: float,
-    bound: float,
-    temperature: float,
-    ema: float,
-    count_floor: float,
+    config: Dict[str, float],
+    avg_start: int,
+    step_index: int,
+    avg_count: int,
+    params: npt.NDArray[np.float64],
+    lambdas: npt.NDArray[np.float64],
+    hist: npt.NDArray[np.float64],
+    avg: npt.NDArray[np.float64],
+) -> Tuple[
+    npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], int, int
+]: ...
+def constrained_sgd_epochs_csr(
+    data: npt.NDArray[np.floating],
+    indices: npt.NDArray[np.integer],
+    indptr: npt.NDArray[np.integer],
+    n_features: int,
+    y: npt.NDArray[np.float64],
+    groups: npt.NDArray[np.int64],
+    events: npt.NDArray[np.int64],
+    active: npt.NDArray[np.int64],
+    batch_rows: npt.NDArray[np.int64],
+    batch_offsets: npt.NDArray[np.int64],
+    learning_rates: npt.NDArray[np.float64],
+    grad_noise: npt.NDArray[np.float64],
+    hist_noise: npt.NDArray[np.float64],
+    config: Dict[str, float],
     avg_start: int,
     step_index: int,
     avg_count: int,

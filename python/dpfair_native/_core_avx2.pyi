@@ -16,3 +16,4 @@ from ._core import clip_group_gradients_csr as clip_group_gradients_csr
 from ._core import dpsgd_epochs_csr as dpsgd_epochs_csr
 from ._core import logistic_newton_csr as logistic_newton_csr
 from ._core import poly2_coefficients_csr as poly2_coefficients_csr
+from ._core import constrained_sgd_epochs_csr as constrained_sgd_epochs_csr

@@ -644,21 +644,27 @@ def clip_group_gradients_csr(X, y, w, bias, rows, groups, clip, threshold, l2):
     n_below = np.bincount(gb[~above], minlength=n_groups).astype(np.int64)
     return sums, n_above, n_below
 def constrained_sgd_epochs(X, y, groups, events, active, batch_rows, batch_offsets, learning_rates, grad_noise,
-                           hist_noise, noise_multiplier, hist_noise_multiplier, clip, expected_batch_size, l2,
-                           dual_learning_rate, bound, temperature, ema, count_floor, avg_start, step_index,
-                           avg_count, params, lambdas, hist, avg):
+                           hist_noise, config, avg_start, step_index, avg_count, params, lambdas, hist, avg):
     """Fairness-constrained DP-SGD steps (proxy Lagrangian), step by step as in cpp/src/constrained_sgd.cpp.
 
-    Returns (params, lambdas, hist, avg, avg_count, step_index); see kernels.constrained_sgd_epochs.
+    X dense or scipy.sparse CSR (only each batch's rows are densified); ``config`` holds the scalar settings
+    (noise_multiplier, hist_noise_multiplier, clip, expected_batch_size, l2, dual_learning_rate, bound,
+    temperature, ema, count_floor). Returns (params, lambdas, hist, avg, avg_count, step_index); see
+    kernels.constrained_sgd_epochs.
     """
-    X = np.asarray(X, dtype=np.float64)
+    sparse_x = hasattr(X, "tocsr") and not isinstance(X, np.ndarray)
+    X = X.tocsr() if sparse_x else np.asarray(X, dtype=np.float64)
+    c = config
+    noise_multiplier, hist_noise_multiplier, clip = c["noise_multiplier"], c["hist_noise_multiplier"], c["clip"]
+    expected_batch_size, l2, dual_learning_rate = c["expected_batch_size"], c["l2"], c["dual_learning_rate"]
+    bound, temperature, ema, count_floor = c["bound"], c["temperature"], c["ema"], c["count_floor"]
     params, lambdas, hist, avg = params.copy(), lambdas.copy(), hist.copy(), avg.copy()
     K, E = hist.shape[0], hist.shape[1]
     d = X.shape[1]
     active = np.asarray(active) != 0
     for t in range(learning_rates.shape[0]):
         B = batch_rows[batch_offsets[t]:batch_offsets[t + 1]]
-        xb = X[B]
+        xb = X[B].toarray().astype(np.float64) if sparse_x else X[B]
         z = xb @ params[:d] + params[d]
         counts = np.zeros((K, E, 2))
         np.add.at(counts, (groups[B], events[B], (z > 0).astype(np.int64)), 1.0)

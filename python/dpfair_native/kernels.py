@@ -908,11 +908,13 @@ def constrained_sgd_epochs(
     4. params −= lr_t·((Σ g_i + σ_g·C·grad_noise[t])/b + l2·[w, 0]); from global step ``avg_start`` on, the
        iterates are averaged into ``avg``.
 
-    All randomness is passed in (grad_noise (T, d+1), hist_noise (T, 2KE) standard normals). Returns the new
-    :class:`ConstrainedSgdState` (the input state is not modified).
+    X: (n, d) float32/float64 in any layout, or a scipy.sparse matrix (CSR; CSC/COO converted): the CSR kernel
+    does O(batch non-zeros + d + KE) work per step and never densifies X. All randomness is passed in
+    (grad_noise (T, d+1), hist_noise (T, 2KE) standard normals). Returns the new :class:`ConstrainedSgdState`
+    (the input state is not modified).
     """
     _check_backend(backend)
-    X = _float_matrix(X, "X")
+    X = _float_matrix_or_csr(X, "X")
     n, d = X.shape
     y = _float_vector(y, n, "y")
     active = np.asarray(active)
@@ -986,17 +988,18 @@ def constrained_sgd_epochs(
         raise ValueError(f"ema must lie in (0, 1], got {ema!r}")
     if not np.isfinite(count_floor) or count_floor <= 0:
         raise ValueError(f"count_floor must be a finite number > 0, got {count_floor!r}")
+    config = dict(values, clip=clip, expected_batch_size=b, temperature=temperature, ema=ema, count_floor=count_floor)
     args = (
-        X, y, groups, events, active, batch_rows, batch_offsets, learning_rates, grad_noise, hist_noise,
-        values["noise_multiplier"], values["hist_noise_multiplier"], clip, b, values["l2"],
-        values["dual_learning_rate"], values["bound"], temperature, ema, count_floor, int(avg_start),
-        int(state.step_index), int(state.avg_count), params, lambdas, hist, avg,
+        y, groups, events, active, batch_rows, batch_offsets, learning_rates, grad_noise, hist_noise, config,
+        int(avg_start), int(state.step_index), int(state.avg_count), params, lambdas, hist, avg,
     )
     if backend == "numpy":
-        _all_finite(X, "X")
-        out = _reference.constrained_sgd_epochs(*args)
+        _all_finite(_values(X), "X")
+        out = _reference.constrained_sgd_epochs(X, *args)
+    elif _is_csr(X):
+        out = _native().constrained_sgd_epochs_csr(*_csr_arrays(X), *args)
     else:
-        out = _native().constrained_sgd_epochs(*args)
+        out = _native().constrained_sgd_epochs(X, *args)
     p, lam, h, a, count, step = out
     return ConstrainedSgdState(p, lam, h, a, int(count), int(step))
 

@@ -336,3 +336,121 @@ def _category_codes(values, categories, name) -> np.ndarray:
     if any(v is None or (isinstance(v, float) and v != v) for v in items):
         raise ValueError(f"column {name!r} has missing values; impute them or declare a category for them")
     return np.fromiter((lookup.get(v, -1) for v in items), dtype=np.int64, count=len(items))
+
+
+# -- public spline features (issue 12) ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Spline(Numeric):
+    """A numeric column kept as its scaled value and also expanded on public knots into hat (degree-1 B-spline)
+    features, so that a linear model can fit a piecewise-linear function of it.
+
+    ``knots``: strictly increasing public cut points (never read from the data); ``lower``/``upper`` default to
+    the first and last knot. A value x, clipped into [knots[0], knots[-1]], lies between knots c_j <= x <= c_{j+1}
+    and gets weight 1 − t on knot j and t on knot j+1, t = (x − c_j)/(c_{j+1} − c_j); all other knots get 0. The
+    m = len(knots) features of a row lie in [0, 1] and sum to 1 (at most two are non-zero), so their squared norm
+    is at most 1 whatever the data. Only :class:`SplineEncoder` adds the hat features; a plain
+    :class:`DomainEncoder` encodes a ``Spline`` column as the :class:`Numeric` it extends.
+    """
+
+    knots: Sequence[float] = ()
+
+    def __post_init__(self):
+        knots = self.checked_knots("Spline")
+        object.__setattr__(self, "knots", tuple(float(c) for c in knots))
+        if self.lower is None:
+            object.__setattr__(self, "lower", float(knots[0]))
+        if self.upper is None:
+            object.__setattr__(self, "upper", float(knots[-1]))
+
+    def checked_knots(self, name) -> np.ndarray:
+        k = np.asarray(self.knots, dtype=np.float64)
+        if k.ndim != 1 or k.size < 2 or not np.all(np.isfinite(k)) or np.any(np.diff(k) <= 0):
+            raise ValueError(f"Spline knots of {name!r} must be >= 2 finite, strictly increasing numbers")
+        return k
+
+
+def hat_basis(values, knots) -> np.ndarray:
+    """(n, len(knots)) hat-function (degree-1 B-spline) weights of ``values`` clipped into the knots' range."""
+    k = np.asarray(knots, dtype=np.float64)
+    v = np.clip(np.asarray(values, dtype=np.float64), k[0], k[-1])
+    j = np.clip(np.searchsorted(k, v, side="right") - 1, 0, k.size - 2)
+    t = (v - k[j]) / (k[j + 1] - k[j])
+    out = np.zeros((v.size, k.size))
+    rows = np.arange(v.size)
+    out[rows, j] = 1.0 - t
+    out[rows, j + 1] += t
+    return out
+
+
+class SplineEncoder(DomainEncoder):
+    """:class:`DomainEncoder` that also expands every :class:`Spline` column on its public knots.
+
+    The output is the :class:`DomainEncoder` output (a ``Spline`` column as its scaled value) followed, for each
+    ``Spline`` column in schema order, by its ``len(knots)`` hat features named ``"{column}@{knot}"``. ``domain_``
+    gives every hat feature the bounds [0, 1]; the hat features of one column are *not* declared a one-hot group
+    (two of them can be non-zero), so estimators that use the domain see the looser, always valid, per-column
+    bounds. Nothing is read from the data: the knots are part of the declared schema.
+    """
+
+    def _spline_columns(self):
+        return [(name, spec) for name, spec in self.specs_.items() if isinstance(spec, Spline)]
+
+    def fit(self, X, y=None):
+        """As :meth:`DomainEncoder.fit`, plus the hat features' names and [0, 1] bounds in ``domain_``."""
+        super().fit(X, y)
+        names = list(self._names_out)
+        for name, spec in self._spline_columns():
+            names += [f"{name}@{c:g}" for c in spec.checked_knots(name)]
+        base = self.domain_
+        extra = len(names) - len(self._names_out)
+        self._names_out = np.array(names, dtype=object)
+        self.domain_ = FeatureDomain(np.zeros(len(names)), np.ones(len(names)),
+                                     one_hot_groups=base.one_hot_groups, names=names)
+        self.n_spline_features_ = extra
+        return self
+
+    def transform(self, X):
+        """The :class:`DomainEncoder` matrix with the hat features appended (dense or CSR, carrying ``domain_``)."""
+        base = super().transform(X)
+        column = self._column_accessor(X)
+        blocks = [hat_basis(_numeric(column(str(name)), name), spec.checked_knots(name))
+                  for name, spec in self._spline_columns()]
+        if not blocks:
+            return base
+        if self.sparse_output:
+            from scipy import sparse
+
+            out = sparse.hstack([base] + [sparse.csr_matrix(b) for b in blocks], format="csr")
+            out.domain = self.domain_
+            return out
+        out = np.hstack([np.asarray(base)] + blocks).view(EncodedArray)
+        out.domain = self.domain_
+        return out
+
+
+def adult_spline_schema():
+    """The Adult schema of :func:`dpfair_native.datasets.adult_schema` with public knots on its five numeric columns.
+
+    The knots are round numbers fixed from the columns' documented meaning and ranges, not from the data: age
+    every 10 years over [17, 90]; education-num at every level 1..16 (it is ordinal); hours-per-week at the usual
+    part-time/full-time/overtime marks; capital-gain and capital-loss at 0 and then geometrically spaced up to the
+    documented maximum (money: multiplicative scale). How many knots each column gets was chosen on a validation
+    part of Adult's seed-0 training split (bench/RESULTS.md, DP + fair frontier).
+    """
+    from .datasets import adult_schema
+
+    knots = {
+        "age": (17, 20, 30, 40, 50, 60, 70, 90),
+        "education-num": tuple(range(1, 17)),
+        "hours-per-week": (1, 20, 30, 35, 40, 45, 50, 60, 80, 99),
+        "capital-gain": (0,) + tuple(float(f"{v:.3g}") for v in np.geomspace(100, 99999, 12)[:-1]) + (99999,),
+        "capital-loss": (0,) + tuple(float(f"{v:.3g}") for v in np.geomspace(100, 4356, 10)[:-1]) + (4356,),
+    }
+    schema = adult_schema()
+    for name, k in knots.items():
+        lower, upper = schema[name].lower, schema[name].upper
+        schema[name] = Spline(lower, upper, k)
+    return schema
+
+
+__all__ += ["Spline", "SplineEncoder", "hat_basis", "adult_spline_schema"]

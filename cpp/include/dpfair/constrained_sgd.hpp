@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "dpfair/sparse.hpp"
+
 namespace dpfair {
 
 struct ConstrainedSgdConfig {
@@ -42,5 +44,18 @@ void constrained_sgd_epochs(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std:
                             const double* grad_noise, const double* hist_noise, const ConstrainedSgdConfig& config,
                             std::int64_t avg_start, double* params, double* lambdas, double* hist, double* avg,
                             std::int64_t* avg_count, std::int64_t* step_index);
+
+// The same steps on a CSR matrix (checked by check_csr): per step O(batch non-zeros + d + K·E) — scores by sparse
+// dot products, the clipped gradients summed into the dense (d + 1)-vector at the batch's non-zeros, the dense
+// noise added once. Same iterates as the dense version up to float summation order.
+template <class T, class I>
+void constrained_sgd_epochs_csr(const CsrView<T, I>& X, const double* y, const std::int64_t* groups,
+                                const std::int64_t* events, std::ptrdiff_t n_groups, std::ptrdiff_t n_events,
+                                const std::int64_t* active, const std::int64_t* batch_rows,
+                                const std::int64_t* batch_offsets, std::ptrdiff_t n_steps,
+                                const double* learning_rates, const double* grad_noise, const double* hist_noise,
+                                const ConstrainedSgdConfig& config, std::int64_t avg_start, double* params,
+                                double* lambdas, double* hist, double* avg, std::int64_t* avg_count,
+                                std::int64_t* step_index);
 
 }  // namespace dpfair

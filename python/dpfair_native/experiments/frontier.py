@@ -2,7 +2,11 @@
 
 Sweeps ε ∈ {0.5, 1, 2, 4, ∞} (δ = 1e-5) and the fairness bound for :class:`ConstrainedDPSGDClassifier`
 (demographic parity and equalized odds) beside the existing DP + fair estimators (FairFunctionalMechanismLR,
-DPSGDFClassifier, FairDPClassifier) at their library settings; 80/20 train/test split per seed (seeds 0..N−1),
+DPSGDFClassifier, FairDPClassifier) at their library settings; 80/20 train/test split per seed (seeds 0..N−1).
+ConstrainedDPSGDClassifier reads the public spline representation of the raw Adult frame
+(``preprocessing.SplineEncoder(adult_spline_schema())``, the bundled 45 columns plus hat features on public knots
+of the five numeric columns, as CSR), and once per ε the bundled 45 features for comparison; the others read the
+bundled 45 features. Reported:
 means over seeds of accuracy, ROC-AUC, demographic-parity difference and equalized-odds difference on the test
 split. Times one fit of each, and fairlearn's ExponentiatedGradient (non-private; seed 0 only) in the same run
 when fairlearn is installed. With ``write`` the table replaces the ``## DP + fair frontier`` section of
@@ -20,8 +24,9 @@ import numpy as np
 EPSILONS = (0.5, 1.0, 2.0, 4.0, float("inf"))
 DELTA = 1e-5
 BOUNDS = {"demographic_parity": (0.0, 0.01, 0.03), "equalized_odds": (0.0, 0.01, 0.03)}
-#: ConstrainedDPSGDClassifier's settings: the library defaults (see models/constrained.py for how they were set).
-CONSTRAINED_PARAMS: dict = {}
+#: ConstrainedDPSGDClassifier's settings beyond its library defaults, per constraint: chosen on validation parts
+#: (20 %, random_state 100 + seed) of the training splits of seeds 0-4 at ε = 1, never on the test split.
+CONSTRAINED_PARAMS: dict = {"demographic_parity": dict(dual_learning_rate=3.0), "equalized_odds": dict(dual_learning_rate=1.0)}
 #: The other DP-SGD-family estimators as the FairDP reproduction runs them (learning rate 1, C = 1).
 DPSGDF_PARAMS = dict(batch_size=256, epochs=20, clip_norm=1.0, learning_rate=1.0, declared_groups=[0, 1])
 FAIRDP_PARAMS = dict(sample_rate=0.01, epochs=5, clip_norm=1.0, learning_rate=1.0, n_models=10, weight_bound=2.0,
@@ -29,10 +34,18 @@ FAIRDP_PARAMS = dict(sample_rate=0.01, epochs=5, clip_norm=1.0, learning_rate=1.
 ANCHORS = ("Anchors (Adult, ε = 1, δ = 1e-5 where private): RaCO-DP (Yaghini et al., ICLR 2026) accuracy 0.828, "
            "DP difference 0.004; fairlearn ExponentiatedGradient (non-private) 0.828 / 0.003 (as quoted in issue 12).")
 HEADER = "## DP + fair frontier"
+#: How much of a test-split difference is sampling noise (computed from the public group and label shares of the
+#: bundled file, not from any fitted model): with about 2,940 Female and 6,100 Male rows in a 9,045-row test split,
+#: a classifier with no population gap and a positive rate near 0.18 shows a DP difference of mean ≈ 0.007; its
+#: TPR gap rests on about 330 Female positives, so at TPR 0.6 and FPR 0.07 its EO difference has mean ≈ 0.024
+#: (binomial simulation).
+NOISE_FLOOR = ("Sampling floor of the test split (no population gap): DP difference ≈ 0.007, EO difference ≈ 0.024 "
+               "(about 330 Female positives carry the TPR gap), so the DP and EO targets sit 0.003 and 0.006 above "
+               "what a perfectly fair model measures on average.")
 
 
 def _models(eps, seed, domain):
-    """(label, constraint-or-None, bound, estimator) of every cell at one ε."""
+    """(label, bound, estimator, uses the spline features) of every cell at one ε."""
     from ..models import ConstrainedDPSGDClassifier, DPSGDFClassifier, FairDPClassifier, FairFunctionalMechanismLR
 
     private = np.isfinite(eps)
@@ -41,14 +54,25 @@ def _models(eps, seed, domain):
         for bound in bounds:
             kw = dict(target_epsilon=eps, delta=DELTA) if private else dict(target_epsilon=None, noise_multiplier=0.0)
             est = ConstrainedDPSGDClassifier(constraint=constraint, bound=bound, random_state=seed,
-                                             **CONSTRAINED_PARAMS, **kw)
-            out.append((f"ConstrainedDPSGD {constraint}", bound, est))
+                                             **CONSTRAINED_PARAMS[constraint], **kw)
+            out.append((f"ConstrainedDPSGD {constraint}", bound, est, True))
+    est = ConstrainedDPSGDClassifier(bound=0.0, random_state=seed, **CONSTRAINED_PARAMS["demographic_parity"], **kw)
+    out.append(("ConstrainedDPSGD demographic_parity (45 features)", 0.0, est, False))
     fm = FairFunctionalMechanismLR(epsilon=eps if private else np.inf, delta=DELTA, domain=domain, random_state=seed)
-    out.append(("FairFunctionalMechanismLR (τ default)", None, fm))
+    out.append(("FairFunctionalMechanismLR (τ default)", None, fm, False))
     kw = dict(target_epsilon=eps, delta=DELTA) if private else dict(noise_multiplier=0.0)
-    out.append(("DPSGDFClassifier", None, DPSGDFClassifier(random_state=seed, **DPSGDF_PARAMS, **kw)))
-    out.append(("FairDPClassifier (M = 2)", None, FairDPClassifier(random_state=seed, **FAIRDP_PARAMS, **kw)))
+    out.append(("DPSGDFClassifier", None, DPSGDFClassifier(random_state=seed, **DPSGDF_PARAMS, **kw), False))
+    out.append(("FairDPClassifier (M = 2)", None, FairDPClassifier(random_state=seed, **FAIRDP_PARAMS, **kw), False))
     return out
+
+
+def spline_features():
+    """The public spline representation of the raw Adult frame (CSR) and its number of columns."""
+    from ..datasets import load_adult
+    from ..preprocessing import SplineEncoder, adult_spline_schema
+
+    X = SplineEncoder(adult_spline_schema(), sparse_output=True).fit_transform(load_adult(as_frame=True))
+    return X, X.shape[1]
 
 
 def _metrics(model, X, y, s):
@@ -71,11 +95,14 @@ def evaluate(runs):
 
     ds = load_adult()
     domain = FeatureDomain.from_dataset(ds)
+    X_spline, _ = spline_features()
     cells = {}
     for seed in range(runs):
-        X_tr, X_te, y_tr, y_te, s_tr, s_te = train_test_split(ds.X, ds.y, ds.sensitive, test_size=0.2, random_state=seed)
+        tr, te = train_test_split(np.arange(ds.y.shape[0]), test_size=0.2, random_state=seed)
+        y_tr, y_te, s_tr, s_te = ds.y[tr], ds.y[te], ds.sensitive[tr], ds.sensitive[te]
         for eps in EPSILONS:
-            for label, bound, model in _models(eps, seed, domain):
+            for label, bound, model, spline in _models(eps, seed, domain):
+                X_tr, X_te = (X_spline[tr], X_spline[te]) if spline else (ds.X[tr], ds.X[te])
                 t0 = time.perf_counter()
                 try:
                     model.fit(X_tr, y_tr, sensitive_features=s_tr)
@@ -138,7 +165,35 @@ def format_table(cells, runs):
     return "\n".join(lines)
 
 
-def section_text(table, eg, runs, seconds, timing):
+def targets_text(cells):
+    """Issue 12's targets at ε = 1 against the measured means of every ConstrainedDPSGD cell (spline features)."""
+    lines = ["Targets at ε = 1 (issue 12): DP — accuracy ≥ 0.828, DP difference ≤ 0.01, ROC-AUC ≥ 0.87; "
+             "EO — accuracy ≥ 0.83, EO difference ≤ 0.03. Measured means:"]
+    for constraint, bounds in BOUNDS.items():
+        for bound in bounds:
+            cell = cells.get((f"ConstrainedDPSGD {constraint}", bound, 1.0), {})
+            if "m" not in cell:
+                continue
+            acc, auc, dp, eo = np.mean(cell["m"], axis=0)
+            if constraint == "demographic_parity":
+                ok = acc >= 0.828 and dp <= 0.01 and auc >= 0.87
+                lines.append(f"DP bound {bound:g}: {acc:.4f} / {dp:.4f} / AUC {auc:.4f} ({'met' if ok else 'not met'});")
+            else:
+                ok = acc >= 0.83 and eo <= 0.03
+                lines.append(f"EO bound {bound:g}: {acc:.4f} / {eo:.4f} ({'met' if ok else 'not met'});")
+    return " ".join(lines)
+
+
+def _load():
+    import os
+
+    try:
+        return "{:.1f} / {:.1f} / {:.1f} (1 / 5 / 15 min)".format(*os.getloadavg())
+    except OSError:  # not available on this platform
+        return "unknown"
+
+
+def section_text(table, eg, runs, seconds, timing, cells):
     eg_lines = "fairlearn not installed: ExponentiatedGradient not measured."
     if eg:
         eg_lines = "fairlearn ExponentiatedGradient(LogisticRegression, difference_bound=0.01), non-private, seed 0, same run: " + "; ".join(
@@ -148,13 +203,20 @@ def section_text(table, eg, runs, seconds, timing):
     return (
         f"{HEADER}\n\n"
         f"Command: `PYTHONPATH=python python -m dpfair_native reproduce frontier --runs {runs}` ({seconds:.0f} s, 2 shared "
-        f"cores). Adult (bundled), 80/20 split per seed (seeds 0..{runs - 1}), δ = 1e-5, mean ± std over seeds on the "
+        f"cores, load average {_load()} at the end). Adult (bundled), 80/20 split per seed (seeds 0..{runs - 1}), δ = 1e-5, mean ± std over seeds on the "
         "test split; differences are max − min over Female/Male (EO: the larger of the TPR and FPR gaps). "
         "ε = ∞: the same estimators without noise.\n\n"
         f"{ANCHORS}\n\n{eg_lines}\n\n{timing}\n\n"
+        "Representation: ConstrainedDPSGD rows read the public spline features of the raw Adult frame "
+        "(`SplineEncoder(adult_spline_schema())`: the bundled 45 columns plus hat features on fixed, data-independent "
+        "knots of age, education-num, hours-per-week, capital-gain and capital-loss; 103 columns, CSR), except the "
+        "row marked '45 features'; the other estimators read the bundled 45 features.\n\n"
         "Hyper-parameters: ConstrainedDPSGDClassifier runs at its library defaults (chosen on a validation part of "
-        "seed 0's training split, see models/constrained.py), only `constraint`, `bound` and ε vary; "
-        f"DPSGD-F {DPSGDF_PARAMS}; FairDP {FAIRDP_PARAMS}; FairFM its library defaults — none tuned on test data.\n\n"
+        "seed 0's training split, see models/constrained.py) plus, per constraint, "
+        f"{CONSTRAINED_PARAMS} (chosen on validation parts of the training splits of seeds 0-4 at ε = 1); only "
+        f"`constraint`, `bound` and ε vary; DPSGD-F {DPSGDF_PARAMS}; FairDP {FAIRDP_PARAMS}; FairFM its library "
+        "defaults — none tuned on test data.\n\n"
+        f"{targets_text(cells)} {NOISE_FLOOR}\n\n"
         f"{table}\n"
     )
 
@@ -190,6 +252,6 @@ def run(runs=None, write: bool = True) -> int:
         from . import results_path
 
         path = results_path()
-        write_section(section_text(table, eg, runs, seconds, timing), path)
+        write_section(section_text(table, eg, runs, seconds, timing, cells), path)
         print(f"wrote the frontier section of {path}")
     return 0

@@ -42,55 +42,86 @@ class ConstrainedDPSGDClassifier(_DPSGDBase):
 
     Parameters
     ----------
-    constraint : {"demographic_parity", "equal_opportunity", "equalized_odds"}
+    constraint : {"demographic_parity", "equal_opportunity", "equalized_odds"}, default "demographic_parity"
         Which rates must agree across groups (fairlearn's names): P(ŷ=1 | s=k) for demographic parity;
         P(ŷ=1 | s=k, y=1) for equal opportunity; both P(ŷ=1 | s=k, y=1) and P(ŷ=1 | s=k, y=0) for equalized odds.
     bound : float, default 0.01
-        Slack ε_c of every constraint |r_{k,e} − r_e| <= ε_c, r_e the rate over all groups (fairlearn's
-        ``difference_bound``). The target of training on the training data; held-out disparities add sampling error.
+        Slack ε_c in [0, 1) of every constraint |r_{k,e} − r_e| <= ε_c, r_e the rate over all groups (fairlearn's
+        ``difference_bound``). The target of training on the training data; held-out disparities add sampling
+        error.
     target_epsilon : float or None, default 1.0
-        Calibrate the noise so that ``privacy_spent_`` meets it at ``delta`` (then ``noise_multiplier`` is ignored).
+        Calibrate the noise so that ``privacy_spent_`` meets it at ``delta`` (then ``noise_multiplier`` is
+        ignored). None: use ``noise_multiplier``.
     noise_multiplier : float, default 1.0
         σ_eff of each step's joint release when ``target_epsilon`` is None; 0 trains non-privately.
     delta : float, default 1e-5
+        δ of the guarantee, in (0, 1).
     clip_norm : float, default 2.0
-        C, the L2 bound of each per-example Lagrangian gradient.
+        C, the L2 bound of each per-example Lagrangian gradient (over [x, 1]).
     batch_size : int or None, default 512
-        Expected batch size b; q = min(1, b/ñ). ``sample_rate`` q instead, if given.
+        Expected batch size b; q = min(1, b/ñ). Ignored when ``sample_rate`` is given.
     sample_rate : float or None, default None
+        Poisson sampling rate q in (0, 1]; overrides ``batch_size``.
     epochs : int, default 20
-        T = epochs·round(1/q) steps.
+        Passes over the data; T = epochs·round(1/q) steps.
     learning_rate : float, default 2.0
         η of the primal steps (constant).
     dual_learning_rate : float, default 2.0
-        η_λ of the dual ascent on the multipliers.
+        η_λ >= 0 of the dual ascent on the multipliers (0: plain DP-SGD, the histogram is still released).
     hist_noise_ratio : float, default 3.0
-        σ_h/σ_g, how much noisier each histogram cell is than the gradient (the budget split; see Notes).
+        r = σ_h/σ_g > 0, how much noisier each histogram cell is than the gradient (the budget split; see Notes).
     temperature : float, default 1.0
-        τ of the surrogate rate σ(z/τ) whose gradient stands in for the step function's.
+        τ > 0 of the surrogate rate σ(z/τ) whose gradient stands in for the step function's.
     ema : float, default 0.1
-        β, weight of the newest noisy histogram in the moving average the rates are read from.
+        β in (0, 1], weight of the newest noisy histogram in the moving average the rates are read from.
     average_last : float, default 0.5
-        Fraction of the steps, at the end, whose iterates are averaged into the returned model (Polyak tail
-        averaging; 1/T: the last iterate).
+        Fraction in (0, 1] of the steps, at the end, whose iterates are averaged into the returned model (Polyak
+        tail averaging; 1/T: the last iterate).
     l2 : float, default 0.0
-    declared_groups : sequence or None
+        Ridge coefficient >= 0 on w (not the bias), added to each step after the noise (data-independent).
+    declared_groups : sequence or None, default None
         The public list of group labels; if None the labels seen in ``sensitive_features`` (declare them when the
         label set itself is private).
-    backend : {"native", "numpy"}
-    random_state : None, int or Generator
-        None draws the noise from OS entropy (a known seed voids the guarantee; research runs only).
+    backend : {"native", "numpy"}, default "native"
+        The C++ loop or its NumPy reference (same iterates up to rounding).
+    random_state : None, int or numpy.random.Generator, default None
+        Source of the sampling and the noise. None draws from OS entropy; a known seed voids the guarantee
+        (research runs only).
 
     Attributes
     ----------
-    coef_, intercept_ : the averaged iterate (d,), float.
-    privacy_spent_ : (ε, δ) of the whole fit (record count + T joint steps), RDP accountant.
-    noise_multiplier_ : σ_g of the gradient sum (std σ_g·C).
-    hist_noise_multiplier_ : σ_h of every histogram cell.
-    effective_noise_multiplier_ : σ_eff = (σ_g⁻² + σ_h⁻²)^(−1/2), what the accountant charges per step.
-    sample_rate_, n_steps_, learning_rate_, n_samples_estimate_ : q, T, η and ñ (functions of ñ, never of n).
-    multipliers_ : (2, K, E) final ν⁺, ν⁻ (post-processing of the releases).
-    noisy_rates_ : (K, E) rates r_{k,e} read from the final smoothed noisy histogram (post-processing).
+    coef_ : ndarray of shape (n_features,)
+        w of the averaged iterate.
+    intercept_ : float
+        Bias of the averaged iterate.
+    classes_ : ndarray of shape (2,)
+        The two labels, in the order of ``predict``'s 0/1.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    feature_names_in_ : ndarray of str
+        Column names of X in ``fit``, when it had string column names.
+    groups_ : ndarray
+        The group labels (``declared_groups``, or those seen), in the order of ``multipliers_``' group axis.
+    privacy_spent_ : tuple of (float, float)
+        (ε, δ) of the whole fit (record count + T joint steps), RDP accountant; (inf, 0) without noise.
+    noise_multiplier_ : float
+        σ_g of the gradient sum (its noise std is σ_g·C).
+    hist_noise_multiplier_ : float
+        σ_h of every histogram cell (sensitivity 1).
+    effective_noise_multiplier_ : float
+        σ_eff = (σ_g⁻² + σ_h⁻²)^(−1/2), the one Gaussian mechanism the accountant charges per step.
+    sample_rate_ : float
+        q, the Poisson sampling rate used (a function of ñ, never of n).
+    n_steps_ : int
+        T, the number of steps.
+    learning_rate_ : float
+        η used.
+    n_samples_estimate_ : float
+        ñ, the noisy record count (n itself without noise).
+    multipliers_ : ndarray of shape (2, n_groups, n_events)
+        Final ν⁺ (index 0) and ν⁻ (index 1); post-processing of the releases.
+    noisy_rates_ : ndarray of shape (n_groups, n_events)
+        Rates r_{k,e} read from the final smoothed noisy histogram (post-processing).
 
     Notes
     -----
@@ -146,11 +177,16 @@ class ConstrainedDPSGDClassifier(_DPSGDBase):
     What is public: the group labels (``declared_groups``, or the set seen in the data), d, the hyper-parameters.
     Nothing fitted depends on n other than through ñ. The sensitive feature is not an input of the model: the
     prediction is [wᵀx + b > 0].
+
+    **Input.** X dense (float32/float64, any layout) or scipy.sparse (CSR; CSC/COO converted once): the sparse
+    loop does O(batch non-zeros + d) work per step and never densifies X. For tabular data, a richer public
+    representation helps the linear model: :class:`~dpfair_native.preprocessing.SplineEncoder` adds hat features on
+    declared knots (on Adult at ε = 1, demographic parity, bound 0, ``adult_spline_schema()`` lifts the test
+    accuracy from 0.821 to 0.834 and the ROC-AUC from 0.869 to 0.889 at a DP difference of about 0.01; 10 seeds,
+    bench/RESULTS.md, DP + fair frontier).
     """
 
     requires_sensitive_features = True
-
-    _accepts_sparse = False  # its native loop reads dense rows only
 
     def __init__(
         self,
@@ -256,7 +292,8 @@ class ConstrainedDPSGDClassifier(_DPSGDBase):
         n_events, active = CONSTRAINTS[self.constraint]
         events = np.zeros(n, dtype=np.int64) if n_events == 1 else y.astype(np.int64)
         active = np.asarray(active, dtype=np.int64)
-        X = np.ascontiguousarray(X)
+        if not kernels.is_sparse(X):
+            X = np.ascontiguousarray(X)
         b = q * n_estimate
         avg_start = steps - max(1, int(round(avg_frac * steps)))
         state = kernels.constrained_sgd_state(d, K, n_events)
