@@ -91,12 +91,15 @@ def main(argv=None) -> int:
     demo = sub.add_parser("demo", help="the main job (default)")
     demo.add_argument("--seed", type=int, default=None,
                       help="seed the models' noise (research runs only: a known seed voids the privacy guarantee)")
-    rep = sub.add_parser("reproduce", help="reproduce the papers' tables on Adult")
-    rep.add_argument("which", choices=["functional", "dpsgd", "fairdp", "dpne", "privpc", "frontier"])
+    from .experiments import REGISTRY
+
+    rep = sub.add_parser("reproduce", help="reproduce the papers' tables")
+    rep.add_argument("which", choices=sorted(REGISTRY))
     rep.add_argument("--runs", type=int, default=None, help="seeds per cell")
     rep.add_argument("--no-write", action="store_true", help="print only; don't update bench/RESULTS.md")
     rep.add_argument("--plot", metavar="PATH", default=None,
-                     help="also draw the accuracy-fairness frontier to PATH (PNG/SVG/PDF; needs matplotlib)")
+                     help="also draw its accuracy-fairness frontier or metric-vs-epsilon curves to PATH "
+                          "(PNG/SVG/PDF; needs matplotlib)")
     args = parser.parse_args(argv)
     if args.command in (None, "demo"):
         main_job(getattr(args, "seed", None))
