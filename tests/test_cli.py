@@ -33,7 +33,8 @@ def test_reproductions_run_print_only(which, capsys):
 
 def test_results_path_refuses_outside_a_checkout(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(experiments, "__file__", str(tmp_path / "site-packages" / "dpfair_native" / "experiments" / "__init__.py"))
+    fake = tmp_path / "site-packages" / "dpfair_native" / "experiments" / "__init__.py"
+    monkeypatch.setattr(experiments, "__file__", str(fake))
     with pytest.raises(ValueError, match="pass --no-write"):
         experiments.results_path()
 

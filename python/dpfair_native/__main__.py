@@ -79,8 +79,8 @@ def main_job(seed=None) -> None:
     Q_noisy = Q + np.triu(noise) + np.triu(noise, 1).T
     b_noisy = b + rng.laplace(scale=30.0, size=d)
     for label, fn in cases.items():
-        t_native = _best_of(lambda: fn("native"))
-        t_numpy = _best_of(lambda: fn("numpy"))
+        t_native = _best_of(lambda fn=fn: fn("native"))
+        t_numpy = _best_of(lambda fn=fn: fn("numpy"))
         print(f"  {label:<40} native {t_native * 1e3:8.3f} ms   numpy {t_numpy * 1e3:8.3f} ms   "
               f"speed-up {t_numpy / t_native:6.1f}x")
 

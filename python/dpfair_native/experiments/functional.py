@@ -50,7 +50,7 @@ X_S_NAME = "race=White"  # Ding et al. use race as x_s on Adult
 
 def _models(name, eps, faithful, domain, x_s, seed, ding=False):
     from ..models.ding import ADFC, PDFC
-    from ..models.functional import FairFunctionalMechanismLR, FunctionalMechanismLR, PFLR, PFLRStar
+    from ..models.functional import PFLR, FairFunctionalMechanismLR, FunctionalMechanismLR, PFLRStar
     from ..models.logistic import FairLogisticRegression, LogisticRegression
 
     kw = dict(random_state=seed)
