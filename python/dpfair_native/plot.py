@@ -70,11 +70,11 @@ def pareto_front(gaps: Sequence[float], accuracies: Sequence[float]) -> np.ndarr
 
 
 def frontier(points: Sequence[Dict], *, fairness: str = "demographic_parity_difference", ax=None,
-             title: Optional[str] = None):
+             title: Optional[str] = None, lines: bool = True):
     """Accuracy against ``fairness`` for ``points`` (from :func:`evaluate` or reproduction rows); returns the Axes.
 
-    Each estimator name is one series (marker + line in ε order), points are labelled "ε=…", and the dashed line is
-    the Pareto front over all points.
+    Each estimator name is one series (markers, joined in ε order unless ``lines=False``), points are labelled
+    with their ``label`` or "ε=…", and the dashed line is the Pareto front over all points.
     """
     if fairness not in FAIRNESS:
         raise ValueError(f"fairness must be one of {sorted(FAIRNESS)}, got {fairness!r}")
@@ -91,7 +91,7 @@ def frontier(points: Sequence[Dict], *, fairness: str = "demographic_parity_diff
         series = sorted((p for p in points if p["name"] == name), key=lambda p: p["epsilon"])
         gx = [p[fairness] for p in series]
         gy = [p["accuracy"] for p in series]
-        line, = ax.plot(gx, gy, marker="o", linewidth=1, label=name)
+        line, = ax.plot(gx, gy, marker="o", linewidth=1 if lines else 0, label=name)
         for p in series:
             ax.annotate(p.get("label") or f"ε={_eps_text(p['epsilon'])}", (p[fairness], p["accuracy"]),
                         textcoords="offset points", xytext=(4, 3), fontsize=7, color=line.get_color())
@@ -125,6 +125,7 @@ def _curve_panel(ax, rows: Sequence[Dict], x: str, y: str, series: str) -> None:
         raise ValueError(f"curves needs positive finite {x!r} values in every panel (log axis)")
     lo, hi = min(finite), max(finite)
     at_inf = hi * 10.0
+    has_inf = False  # an ∞ tick only where a curve has a point there
     for name in dict.fromkeys(r[series] for r in rows):
         pts = sorted((r for r in rows if r[series] == name), key=lambda r: r[x])
         fin = [r for r in pts if np.isfinite(r[x])]
@@ -135,9 +136,9 @@ def _curve_panel(ax, rows: Sequence[Dict], x: str, y: str, series: str) -> None:
         line, = ax.plot([r[x] for r in fin], [r[y] for r in fin], marker="o", markersize=3, linewidth=1, label=name)
         if inf:
             ax.plot([at_inf] * len(inf), [r[y] for r in inf], marker="s", linestyle="none", color=line.get_color())
+        has_inf = has_inf or bool(inf)
     ax.set_xscale("log")
     ticks = _log_ticks(lo, hi)
-    has_inf = any(not np.isfinite(r[x]) for r in rows)
     ax.set_xticks(ticks + ([at_inf] if has_inf else []))
     ax.set_xticklabels([f"{t:g}" for t in ticks] + (["∞"] if has_inf else []))
     ax.minorticks_off()
@@ -167,7 +168,11 @@ def curves(rows: Sequence[Dict], *, y: str, x: str = "epsilon", series: str = "n
         ax.set_ylabel(ylabel or y.replace("_", " "))
     for ax in axes.ravel()[len(panels):]:
         ax.set_visible(False)
-    handles, labels = axes.ravel()[0].get_legend_handles_labels()
+    legend = {}  # label -> handle over all panels, first seen first
+    for ax in axes.ravel()[:len(panels)]:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            legend.setdefault(label, handle)
+    handles, labels = list(legend.values()), list(legend)
     fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 4), fontsize=8, frameon=False)
     if title:
         fig.suptitle(title)

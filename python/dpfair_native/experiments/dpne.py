@@ -47,7 +47,7 @@ THESIS_54 = {10: (.607, .499, .552, .614, .612, .609, .605), 20: (.648, .500, .5
 
 TASKS = {"vc": "vertex classification", "lp": "link prediction"}
 #: ``--plot``: accuracy against ε of every method, one panel per task and graph (Tables 5.1 / 5.3, k = 100).
-PLOT = PlotSpec("curves", {"y": "accuracy", "title": "DPNE vs dpM, k = 100 (planted-partition stand-ins)"})
+PLOT = PlotSpec("curves", {"y": "accuracy", "title": f"DPNE vs dpM, k = {K} (planted-partition stand-ins)"})
 
 
 def _graph(name):
@@ -108,6 +108,7 @@ def _eps_table(task, runs, out, points):
         out("|---" * (len(methods) + 3) + "|")
         panel = f"{TASKS[task]}, {gname}"
         points.append({"panel": panel, "name": "non-private SVD", "epsilon": np.inf, "accuracy": nonpriv})
+        points.append({"panel": panel, "name": "DPNE", "epsilon": np.inf, "accuracy": rand})
         for eps in progress(EPSILONS, desc=f"{panel}, ε sweep"):
             cells = [_score(task, g, m, eps, K, runs) for m in methods]
             points += [{"panel": panel, "name": m, "epsilon": eps, "accuracy": c} for m, c in zip(methods, cells)]
