@@ -73,7 +73,7 @@ def test_curves_put_epsilon_on_a_log_axis_with_infinity_at_its_own_tick(tmp_path
     assert inf_x > 100 and np.isfinite(inf_x)
     lines = {line.get_label(): line for line in a.get_lines()}
     assert list(lines["DPNE"].get_xdata()) == [0.01, 1.0, 100.0]  # ∞ is not joined to the finite curve
-    svd = lines["non-private SVD (ε = ∞)"]  # a reference that exists only at ∞: a horizontal line
+    svd = lines["non-private SVD (non-private, ε = ∞)"]  # a reference that exists only at ∞: a horizontal line
     assert list(svd.get_ydata()) == [0.8, 0.8]
     assert "∞" not in [t.get_text() for t in b.get_xticklabels()]  # panel without ∞ rows: no ∞ tick
     assert fig.legends and "dpM" in [t.get_text() for t in fig.legends[0].get_texts()]

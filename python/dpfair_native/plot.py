@@ -110,35 +110,38 @@ def _eps_text(eps: float) -> str:
     return "∞" if not np.isfinite(eps) else f"{eps:.3g}"
 
 
-def _log_ticks(lo: float, hi: float) -> List[float]:
-    """Powers of ten covering [lo, hi] (at most about eight of them)."""
-    a, b = int(np.floor(np.log10(lo))), int(np.ceil(np.log10(hi)))
+def _log_ticks(values: Sequence[float]) -> List[float]:
+    """The x values themselves when there are at most eight, else powers of ten covering them (at most ~eight)."""
+    values = sorted(set(values))
+    if len(values) <= 8:
+        return values
+    a, b = int(np.floor(np.log10(values[0]))), int(np.ceil(np.log10(values[-1])))
     step = max(1, (b - a + 7) // 8)
     return [10.0 ** k for k in range(a, b + 1, step)]
 
 
-def _curve_panel(ax, rows: Sequence[Dict], x: str, y: str, series: str) -> None:
+def _curve_panel(ax, rows: Sequence[Dict], x: str, y: str, series: str, colors: Dict) -> None:
     """One panel of :func:`curves`: finite x on a log axis, x = ∞ one decade right of the largest finite x under
     an "∞" tick; a series that exists only at ∞ (a non-private reference) is a dashed horizontal line."""
     finite = [float(r[x]) for r in rows if np.isfinite(r[x])]
     if not finite or min(finite) <= 0:
         raise ValueError(f"curves needs positive finite {x!r} values in every panel (log axis)")
-    lo, hi = min(finite), max(finite)
-    at_inf = hi * 10.0
+    at_inf = max(finite) * 10.0
     has_inf = False  # an ∞ tick only where a curve has a point there
     for name in dict.fromkeys(r[series] for r in rows):
         pts = sorted((r for r in rows if r[series] == name), key=lambda r: r[x])
         fin = [r for r in pts if np.isfinite(r[x])]
         inf = [r for r in pts if not np.isfinite(r[x])]
         if not fin:
-            ax.axhline(inf[0][y], linestyle="--", linewidth=1, color="0.35", label=f"{name} (ε = ∞)")
+            ax.axhline(inf[0][y], linestyle="--", linewidth=1, color=colors[name], label=f"{name} (non-private, ε = ∞)")
             continue
-        line, = ax.plot([r[x] for r in fin], [r[y] for r in fin], marker="o", markersize=3, linewidth=1, label=name)
+        ax.plot([r[x] for r in fin], [r[y] for r in fin], marker="o", markersize=3, linewidth=1, color=colors[name],
+                label=name)
         if inf:
-            ax.plot([at_inf] * len(inf), [r[y] for r in inf], marker="s", linestyle="none", color=line.get_color())
+            ax.plot([at_inf] * len(inf), [r[y] for r in inf], marker="s", linestyle="none", color=colors[name])
         has_inf = has_inf or bool(inf)
     ax.set_xscale("log")
-    ticks = _log_ticks(lo, hi)
+    ticks = _log_ticks(finite)
     ax.set_xticks(ticks + ([at_inf] if has_inf else []))
     ax.set_xticklabels([f"{t:g}" for t in ticks] + (["∞"] if has_inf else []))
     ax.minorticks_off()
@@ -161,8 +164,11 @@ def curves(rows: Sequence[Dict], *, y: str, x: str = "epsilon", series: str = "n
     ncols = min(2, len(panels))
     nrows = -(-len(panels) // ncols)
     fig, axes = plt.subplots(nrows, ncols, figsize=(6.0 * ncols, 4.0 * nrows), squeeze=False)
+    cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    names = list(dict.fromkeys(r[series] for r in rows))
+    colors = {name: cycle[i % len(cycle)] for i, name in enumerate(names)}  # one colour per series in all panels
     for ax, name in zip(axes.ravel(), panels):
-        _curve_panel(ax, [r for r in rows if r.get(panel, "") == name], x, y, series)
+        _curve_panel(ax, [r for r in rows if r.get(panel, "") == name], x, y, series, colors)
         ax.set_title(name, fontsize=10)
         ax.set_xlabel("ε (log scale)" if x == "epsilon" else x)
         ax.set_ylabel(ylabel or y.replace("_", " "))

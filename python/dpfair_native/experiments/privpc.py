@@ -135,9 +135,10 @@ def _table(number, key, values, base, runner, methods, thesis, runs, kind, point
                          + (f", LapMech {np.median(times['LapMech']):.2f} s" if times["LapMech"] else ""))
         th = thesis.get((key, v), {})
         lines.append(f"| {v} | " + " | ".join(_cell(res[m], th.get(m)) for m in methods) + " |")
-        if key == "eps":
-            points += [{"panel": f"Table {number} ({kind})", "name": m, "epsilon": float(v),
-                        "f1": float(np.mean(res[m], axis=0)[3])} for m in methods if res[m]]
+        if key == "eps":  # non-private PC (same data in every row) is drawn once, as the ε = ∞ reference
+            points += [{"panel": f"Table {number} ({kind})", "name": m, "epsilon": np.inf if m == "PC" else float(v),
+                        "f1": float(np.mean(res[m], axis=0)[3])} for m in methods if res[m]
+                       and (m != "PC" or v == values[0])]
     if extra:
         lines += ["", "Times: " + "; ".join(extra) + "."]
     return lines
