@@ -98,3 +98,20 @@ def test_frontier_labels_points_with_their_own_label_when_given():
     ax = plot.frontier(rows, fairness="cost_of_privacy_gap")
     assert [t.get_text() for t in ax.texts] == ["M=1", "M=2"]
     assert "cost of privacy" in ax.get_xlabel()
+
+
+def test_save_draws_one_frontier_panel_per_fairness_metric(tmp_path, monkeypatch):
+    matplotlib = pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    points, _ = _points()
+    shown = []
+    close = plt.close
+    monkeypatch.setattr(plt, "close", lambda fig: (shown.append(fig), close(fig)))
+    plot.save("frontier", points, str(tmp_path / "two.png"),
+              fairness=("demographic_parity_difference", "equalized_odds_difference"))
+    axes = shown[0].axes
+    assert [ax.get_xlabel().split(" (")[0] for ax in axes] == ["demographic-parity difference",
+                                                              "equalized-odds difference"]
+    assert axes[0].get_legend() is not None and axes[1].get_legend() is None
+    assert matplotlib.get_backend()  # drawn without a display

@@ -187,12 +187,22 @@ def curves(rows: Sequence[Dict], *, y: str, x: str = "epsilon", series: str = "n
 
 
 def save(kind: str, rows: Sequence[Dict], path: str, **options) -> str:
-    """Draw ``rows`` as a "frontier" (:func:`frontier`) or as "curves" (:func:`curves`) and save the figure to
-    ``path`` (PNG, SVG, PDF by extension); returns ``path``."""
+    """Draw ``rows`` as a "frontier" (:func:`frontier`; ``fairness`` may be a tuple of metrics, one panel each) or
+    as "curves" (:func:`curves`) and save the figure to ``path`` (PNG, SVG, PDF by extension); returns ``path``."""
     plt = _pyplot()
     if kind == "frontier":
-        fig, ax = plt.subplots(figsize=(7.2, 5.0))
-        frontier(rows, ax=ax, **options)
+        # several fairness metrics (a tuple): one panel each, side by side, the legend once
+        fairness = options.pop("fairness", "demographic_parity_difference")
+        metrics_ = [fairness] if isinstance(fairness, str) else list(fairness)
+        fig, axes = plt.subplots(1, len(metrics_), figsize=(7.2 * len(metrics_), 5.0), squeeze=False)
+        if len(metrics_) > 1:  # the title once above the panels, each panel named by its metric
+            fig.suptitle(options.pop("title", None) or "Accuracy–fairness frontier")
+        for i, (ax, metric) in enumerate(zip(axes[0], metrics_)):
+            frontier(rows, ax=ax, fairness=metric, **options)
+            if len(metrics_) > 1:
+                ax.set_title(f"against the {FAIRNESS[metric]}", fontsize=10)
+            if i > 0:
+                ax.get_legend().remove()
         fig.tight_layout()
     elif kind == "curves":
         fig = curves(rows, **options)

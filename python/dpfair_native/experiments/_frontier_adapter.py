@@ -16,8 +16,10 @@ import numpy as np
 
 from ._harness import PlotSpec, Report
 
-#: ``--plot``: accuracy against demographic parity over ε, one series per estimator and constraint bound.
-PLOT = PlotSpec("frontier", {"title": "Adult: DP + fair frontier over ε and constraint bounds"})
+#: ``--plot``: accuracy against demographic parity and against equalized odds (one panel each, so that each
+#: constraint is read on its own metric) over ε, one series per estimator and constraint bound.
+PLOT = PlotSpec("frontier", {"fairness": ("demographic_parity_difference", "equalized_odds_difference"),
+                             "title": "Adult: DP + fair frontier over ε and constraint bounds"})
 
 
 def _points(cells):
