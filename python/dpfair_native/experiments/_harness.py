@@ -142,6 +142,14 @@ def _resolve(name: str):
     return module.report, getattr(module, "PLOT", None)
 
 
+def _plot_spec(name: str) -> Optional[PlotSpec]:
+    """A reproduction's PlotSpec; None also when its module cannot be imported here (an optional extra missing)."""
+    try:
+        return _resolve(name)[1]
+    except ImportError:
+        return None
+
+
 def _stamp(markdown: str, name: str, runs, seconds: float, host: str) -> str:
     """Insert the machine / command / wall-time line after the section's heading (or at its top)."""
     command = f"python -m dpfair_native reproduce {name}" + ("" if runs is None else f" --runs {runs}")
@@ -168,7 +176,7 @@ def run(name: str, *, runs: Optional[int] = None, write: bool = True, results_pa
     report, spec = _resolve(name)
     if plot is not None:
         if spec is None:
-            plottable = sorted(n for n in REGISTRY if _resolve(n)[1] is not None)
+            plottable = sorted(n for n in REGISTRY if _plot_spec(n) is not None)
             raise ValueError(f"--plot is available for the reproductions {plottable}, not {name!r}")
         from ..plot import _pyplot
 
