@@ -33,7 +33,8 @@ def test_reproductions_run_print_only(which, capsys):
 
 def test_results_path_refuses_outside_a_checkout(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(experiments, "__file__", str(tmp_path / "site-packages" / "dpfair_native" / "experiments" / "__init__.py"))
+    fake = tmp_path / "site-packages" / "dpfair_native" / "experiments" / "__init__.py"
+    monkeypatch.setattr(experiments, "__file__", str(fake))
     with pytest.raises(ValueError, match="pass --no-write"):
         experiments.results_path()
 
@@ -53,3 +54,22 @@ def test_readme_usage_example_runs(capsys, tmp_path, monkeypatch):
     assert privacy == "(1.0, 1e-05)"
     assert 0.0 <= float(dp) < 0.05
     assert (tmp_path / "frontier.png").stat().st_size > 10_000
+
+
+def test_reproduce_dispatches_every_registered_name_with_plot_and_no_write(monkeypatch, tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    rows = [{"name": "A", "epsilon": e, "accuracy": 0.6 + e / 10, "demographic_parity_difference": e / 20}
+            for e in (0.5, 1.0, 2.0)]
+
+    def report(runs=None):
+        return experiments.Report(f"## Fake ({runs} runs)\n\n| a |\n|---|\n| 1 |", rows)
+
+    report.PLOT = experiments.PlotSpec("frontier", {"title": "fake"})
+    monkeypatch.setitem(experiments.REGISTRY, "fake", report)
+    out = tmp_path / "fake.png"
+    assert main(["reproduce", "fake", "--runs", "3", "--no-write", "--plot", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "## Fake (3 runs)" in printed and "--runs 3`" in printed and "wrote" not in printed
+    assert out.stat().st_size > 5_000
+    with pytest.raises(SystemExit):
+        main(["reproduce", "no-such-reproduction"])

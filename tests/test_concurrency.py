@@ -14,7 +14,7 @@ import pytest
 
 from dpfair_native import kernels
 
-pytestmark = pytest.mark.skipif(not kernels.native_available(), reason="native extension not built")
+pytestmark = pytest.mark.native
 
 RNG = np.random.default_rng(0)
 XL = RNG.random((20_000, 120))

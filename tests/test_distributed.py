@@ -6,9 +6,6 @@ import sys
 import numpy as np
 import pytest
 
-da = pytest.importorskip("dask.array")
-distributed = pytest.importorskip("distributed")
-
 from dpfair_native import metrics
 from dpfair_native.models import (
     ADFC,
@@ -25,6 +22,9 @@ from dpfair_native.models import (
 N, D = 1500, 6
 # uneven row chunks, one of them empty
 CHUNKS = (400, 0, 350, 500, 250)
+
+da = pytest.importorskip("dask.array")
+distributed = pytest.importorskip("distributed")
 
 
 @pytest.fixture(scope="module")

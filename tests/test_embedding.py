@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+
 from dpfair_native.embedding import (
     DPNE,
     DPMatrixBaseline,
@@ -218,6 +219,7 @@ def test_karate_club():
 @pytest.mark.slow
 def test_reproduction_runs_and_writes_its_section(monkeypatch, tmp_path):
     from dpfair_native.experiments import dpne as rep
+    from dpfair_native.experiments import run
 
     monkeypatch.setattr(rep, "GRAPHS", {"Wiki-like": dict(n=90, c=3, degree=6.0), "Cora-like": dict(n=80, c=2, degree=5.0)})
     monkeypatch.setattr(rep, "EPSILONS", (1.0, 1e5))
@@ -226,8 +228,10 @@ def test_reproduction_runs_and_writes_its_section(monkeypatch, tmp_path):
     monkeypatch.setattr(rep, "K_SWEEP_EPS", (1.0,))
     path = tmp_path / "RESULTS.md"
     path.write_text("# results\n\n## DPNE (thesis ch. 5)\n\nold text\n")
-    assert rep.run(runs=1, write=True, results_path=path) == 0
+    assert run("dpne", runs=1, write=True, results_path=path) == 0
     text = path.read_text()
-    assert text.count(rep.MARK_START) == 1 and "Table 5.4 layout" in text and "| 0.521 |" in text
-    assert rep.run(runs=1, write=True, results_path=path) == 0  # idempotent: replaces its block
-    assert path.read_text().count(rep.MARK_START) == 1
+    begin = "<!-- dpfair:begin dpne -->"
+    assert text.count(begin) == 1 and "Table 5.4 layout" in text and "| 0.521 |" in text
+    assert text.startswith("# results\n\n## DPNE (thesis ch. 5)\n\nold text\n")
+    assert run("dpne", runs=1, write=True, results_path=path) == 0  # idempotent: replaces its block
+    assert path.read_text().count(begin) == 1

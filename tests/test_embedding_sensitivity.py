@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 import pytest
+
 from dpfair_native.embedding import (
     WalkOperator,
     walk_l1_sensitivity,

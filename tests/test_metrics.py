@@ -279,7 +279,7 @@ def test_cost_of_privacy_hand_example():
     assert got.gap == pytest.approx(1.0)  # max |Δi − Δj| = Δa − Δc
     assert got.overall == pytest.approx(10 / 12 - 9 / 12)
     assert not got.is_equal(0.05) and got.is_equal(1.0)
-    with pytest.raises(Exception):
+    with pytest.raises(AttributeError):
         got.gap = 0.0  # frozen
 
 

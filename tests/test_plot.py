@@ -50,3 +50,68 @@ def test_frontier_draws_one_series_per_estimator_and_the_front(tmp_path):
         plot.frontier(points, fairness="accuracy")
     with pytest.raises(ValueError, match="no points"):
         plot.frontier([])
+
+
+def _curve_rows():
+    rows = [{"panel": "task A", "name": m, "epsilon": e, "accuracy": a + 0.1 * i}
+            for m, a in (("DPNE", 0.5), ("dpM", 0.4)) for i, e in enumerate((0.01, 1.0, 100.0))]
+    rows.append({"panel": "task A", "name": "DPNE", "epsilon": float("inf"), "accuracy": 0.75})
+    rows.append({"panel": "task A", "name": "non-private SVD", "epsilon": float("inf"), "accuracy": 0.8})
+    rows.append({"panel": "task B", "name": "DPNE", "epsilon": 1.0, "accuracy": 0.6})
+    rows.append({"panel": "task B", "name": "DPNE", "epsilon": 10.0, "accuracy": 0.65})
+    return rows
+
+
+def test_curves_put_epsilon_on_a_log_axis_with_infinity_at_its_own_tick(tmp_path):
+    pytest.importorskip("matplotlib")
+    fig = plot.curves(_curve_rows(), y="accuracy", title="t")
+    a, b = fig.axes[:2]
+    assert a.get_xscale() == "log" and a.get_title() == "task A" and b.get_title() == "task B"
+    labels = [t.get_text() for t in a.get_xticklabels()]
+    assert labels[-1] == "∞" and "0.01" in labels and "100" in labels
+    inf_x = a.get_xticks()[-1]
+    assert inf_x > 100 and np.isfinite(inf_x)
+    lines = {line.get_label(): line for line in a.get_lines()}
+    assert list(lines["DPNE"].get_xdata()) == [0.01, 1.0, 100.0]  # ∞ is not joined to the finite curve
+    svd = lines["non-private SVD (non-private, ε = ∞)"]  # a reference that exists only at ∞: a horizontal line
+    assert list(svd.get_ydata()) == [0.8, 0.8]
+    assert "∞" not in [t.get_text() for t in b.get_xticklabels()]  # panel without ∞ rows: no ∞ tick
+    assert fig.legends and "dpM" in [t.get_text() for t in fig.legends[0].get_texts()]
+    out = plot.save("curves", _curve_rows(), str(tmp_path / "c.png"), y="accuracy")
+    assert (tmp_path / "c.png").stat().st_size > 5_000 and out.endswith("c.png")
+
+
+def test_curves_and_save_refuse_what_they_cannot_draw():
+    pytest.importorskip("matplotlib")
+    with pytest.raises(ValueError, match="keys"):
+        plot.curves([{"name": "a", "epsilon": 1.0}], y="accuracy")
+    with pytest.raises(ValueError, match="positive finite"):
+        plot.curves([{"name": "a", "epsilon": float("inf"), "accuracy": 1.0}], y="accuracy")
+    with pytest.raises(ValueError, match="kind"):
+        plot.save("bars", [], "x.png")
+
+
+def test_frontier_labels_points_with_their_own_label_when_given():
+    pytest.importorskip("matplotlib")
+    rows = [{"name": "FairDP M sweep", "epsilon": 1.0, "label": f"M={m}", "accuracy": 0.7 + m / 10,
+             "cost_of_privacy_gap": m / 20} for m in (1, 2)]
+    ax = plot.frontier(rows, fairness="cost_of_privacy_gap")
+    assert [t.get_text() for t in ax.texts] == ["M=1", "M=2"]
+    assert "cost of privacy" in ax.get_xlabel()
+
+
+def test_save_draws_one_frontier_panel_per_fairness_metric(tmp_path, monkeypatch):
+    matplotlib = pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    points, _ = _points()
+    shown = []
+    close = plt.close
+    monkeypatch.setattr(plt, "close", lambda fig: (shown.append(fig), close(fig)))
+    plot.save("frontier", points, str(tmp_path / "two.png"),
+              fairness=("demographic_parity_difference", "equalized_odds_difference"))
+    axes = shown[0].axes
+    assert [ax.get_xlabel().split(" (")[0] for ax in axes] == ["demographic-parity difference",
+                                                              "equalized-odds difference"]
+    assert axes[0].get_legend() is not None and axes[1].get_legend() is None
+    assert matplotlib.get_backend()  # drawn without a display

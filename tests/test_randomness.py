@@ -8,9 +8,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpfair_native._validation import check_random_state
-
 from dpfair_native import mechanisms
+from dpfair_native._validation import check_random_state
 
 
 def _estimators():

@@ -33,7 +33,9 @@ def _published(lam, lam_hat, eps_of, eta, gamma):
 @pytest.mark.parametrize("gamma", [0.01, 0.1, 0.5])
 @pytest.mark.parametrize("sigma", [0.7, 2.0, 10.0])
 def test_selection_rdp_is_the_published_bound_minimised_over_the_grid(eta, gamma, sigma):
-    eps_of = lambda a: a / (2 * sigma**2)  # Gaussian mechanism, sensitivity 1
+    def eps_of(a):
+        return a / (2 * sigma**2)  # Gaussian mechanism, sensitivity 1
+
     base = rdp_gaussian(sigma, ORDERS)
     ours = tnb_selection_rdp(ORDERS, base, eta, gamma)
     hats = [1.0] + list(ORDERS)

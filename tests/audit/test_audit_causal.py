@@ -16,12 +16,11 @@ import itertools
 import numpy as np
 import pytest
 
-from dpfair_native import kernels
+from dpfair_native import _reference, kernels
 from dpfair_native.causal import PrivPC, PrivPCStar
 from dpfair_native.causal import privpc as privpc_module
-from dpfair_native.causal.distance_score import distance_score
 from dpfair_native.causal._stats import chi2_critical
-from dpfair_native import _reference
+from dpfair_native.causal.distance_score import distance_score
 
 from ._audit import audit, laplace_llr
 

@@ -28,6 +28,8 @@ import math
 
 import numpy as np
 import pytest
+from scipy.stats import chi2
+
 from dpfair_native import accountants, kernels
 from dpfair_native.models import (
     DPSGDClassifier,
@@ -37,7 +39,6 @@ from dpfair_native.models import (
 )
 from dpfair_native.models import dpsgd as dpsgd_module
 from dpfair_native.models import fairdp as fairdp_module
-from scipy.stats import chi2
 
 from ._audit import audit
 

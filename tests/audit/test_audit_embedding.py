@@ -13,6 +13,7 @@ itself is 2× conservative on this graph (Σ‖Δm_i‖ = 1.5 against the bound 
 
 import numpy as np
 import pytest
+
 from dpfair_native.embedding import DPNE, WalkOperator
 from dpfair_native.embedding import dpne as dpne_module
 

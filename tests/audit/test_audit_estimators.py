@@ -10,6 +10,7 @@ import itertools
 
 import numpy as np
 import pytest
+
 from dpfair_native.models import ding, functional
 
 from ._audit import audit, gaussian_llr, laplace_llr

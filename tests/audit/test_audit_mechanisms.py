@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+
 from dpfair_native import mechanisms
 
 from ._audit import audit

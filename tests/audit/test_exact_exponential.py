@@ -14,9 +14,10 @@ import itertools
 
 import numpy as np
 import pytest
+from scipy.stats import chisquare
+
 from dpfair_native import mechanisms
 from dpfair_native.models import ExponentialMechanismFairLearner
-from scipy.stats import chisquare
 
 ROW_TYPES = [(x, y, s) for x in (0.0, 1.0) for y in (0, 1) for s in (0, 1)]
 N_ROWS, EPS = 4, 1.0

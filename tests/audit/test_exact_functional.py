@@ -27,6 +27,7 @@ import math
 
 import numpy as np
 import pytest
+
 from dpfair_native.domain import FeatureDomain
 from dpfair_native.models import ding, functional
 
@@ -328,9 +329,10 @@ def realised_noise_ok(name, noise_factor=1.0, n_releases=100, seed=4):
     residuals over the reported per-coordinate scale must be standard: Σ|r|/b ~ Gamma(k, 1) (Laplace),
     Σ(r/σ)² ~ χ²_k (Gaussian), both two-sided at level 2e-6. noise_factor != 1: the samplers draw that much of
     the noise they are asked for (the broken variant), while the reported scale is unchanged."""
+    from scipy.stats import chi2, gamma
+
     from dpfair_native import mechanisms
     from dpfair_native.models._functional_core import release_blocks
-    from scipy.stats import chi2, gamma
 
     dom = DOMAINS["onehot"]
     Xb, yb, sb = base_data(dom)

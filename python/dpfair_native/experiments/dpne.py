@@ -11,12 +11,9 @@ the edges held out and Hadamard features. Seed r draws the noise, the splits and
 
 from __future__ import annotations
 
-import time
-from pathlib import Path
-
 import numpy as np
 
-from . import results_path as results_path_of_checkout
+from ._harness import PlotSpec, Report, progress
 
 EPSILONS = (0.01, 0.1, 1.0, 10.0, 100.0, 1000.0, 1e4, 1e5)
 KS = (10, 20, 50, 100, 200, 500, 1000)
@@ -48,9 +45,9 @@ THESIS_54 = {10: (.607, .499, .552, .614, .612, .609, .605), 20: (.648, .500, .5
              200: (.747, .532, .541, .763, .734, .741, .746), 500: (.670, .550, .566, .733, .778, .721, .695),
              1000: (.650, .568, .595, .698, .784, .726, .679)}
 
-MARK_START = "<!-- dpne-reproduction:start -->"
-MARK_END = "<!-- dpne-reproduction:end -->"
-SECTION = "## DPNE (thesis ch. 5)"
+TASKS = {"vc": "vertex classification", "lp": "link prediction"}
+#: ``--plot``: accuracy against ε of every method, one panel per task and graph (Tables 5.1 / 5.3, k = 100).
+PLOT = PlotSpec("curves", {"y": "accuracy", "title": f"DPNE vs dpM, k = {K} (planted-partition stand-ins)"})
 
 
 def _graph(name):
@@ -97,7 +94,7 @@ def _score(task, graph, method, eps, k, runs):
     return float(np.mean(vals))
 
 
-def _eps_table(task, runs, out):
+def _eps_table(task, runs, out, points):
     thesis = THESIS_51 if task == "vc" else THESIS_53
     methods = ("dpM", "DPNE", "DPNE-Gauss", "DPNE-power", "DPNE-paper")
     for gname, tname in (("Wiki-like", "Wiki"), ("Cora-like", "Cora")):
@@ -109,8 +106,12 @@ def _eps_table(task, runs, out):
         out("")
         out("| ε | " + " | ".join(methods) + " | thesis dpM | thesis DPNE |")
         out("|---" * (len(methods) + 3) + "|")
-        for eps in EPSILONS:
+        panel = f"{TASKS[task]}, {gname}"
+        points.append({"panel": panel, "name": "non-private SVD", "epsilon": np.inf, "accuracy": nonpriv})
+        points.append({"panel": panel, "name": "DPNE", "epsilon": np.inf, "accuracy": rand})
+        for eps in progress(EPSILONS, desc=f"{panel}, ε sweep"):
             cells = [_score(task, g, m, eps, K, runs) for m in methods]
+            points += [{"panel": panel, "name": m, "epsilon": eps, "accuracy": c} for m, c in zip(methods, cells)]
             th = thesis[tname][1].get(eps if eps < 1 else int(eps), ("", ""))
             ths = [f"{v:.3f}" if v != "" else "–" for v in th]
             out(f"| {eps:g} | " + " | ".join(f"{c:.3f}" for c in cells) + f" | {ths[0]} | {ths[1]} |")
@@ -123,7 +124,7 @@ def _k_table(task, runs, out):
     out("| k | non-private SVD | " + " | ".join(f"DPNE ε={e:g}" for e in K_SWEEP_EPS)
         + " | thesis non-private | thesis DPNE ε=1 | thesis DPNE ε=1000 |")
     out("|---" * (len(K_SWEEP_EPS) + 5) + "|")
-    for k in KS:
+    for k in progress(KS, desc=f"{TASKS[task]}, k sweep"):
         cells = [_score(task, g, "non-private SVD", np.inf, k, runs)]
         cells += [_score(task, g, "DPNE", e, k, runs) for e in K_SWEEP_EPS]
         th = thesis[k]
@@ -131,57 +132,29 @@ def _k_table(task, runs, out):
     out("")
 
 
-def _write(lines, results_path=None):
-    path = Path(results_path) if results_path else results_path_of_checkout()
-    block = "\n".join([MARK_START] + lines + [MARK_END])
-    text = path.read_text() if path.exists() else "# Benchmark and reproduction results\n"
-    if MARK_START in text and MARK_END in text:
-        start, end = text.index(MARK_START), text.index(MARK_END) + len(MARK_END)
-        text = text[:start] + block + text[end:]
-    elif SECTION + "\n" in text:
-        at = text.index(SECTION + "\n") + len(SECTION) + 1
-        text = text[:at] + "\n" + block + "\n" + text[at:]
-    else:
-        text = text.rstrip("\n") + f"\n\n{SECTION}\n\n{block}\n"
-    path.write_text(text)
-
-
-def run(runs=None, write=True, results_path=None) -> int:
-    """Entry point of ``python -m dpfair_native reproduce dpne [--runs N]`` (default 3 seeds)."""
-    from .dpsgd import _machine
-
+def report(runs=None) -> Report:
+    """Tables 5.1-5.4 in the thesis' layout (``runs`` seeds, default 3) and the ε-sweep points for the plot."""
     runs = 3 if runs is None else int(runs)
-    if runs < 1:
-        raise ValueError("runs must be >= 1")
-    t0 = time.perf_counter()
-    lines = []
-
-    def out(s=""):
-        print(s, flush=True)
-        lines.append(s)
-
+    lines, points = [], []
+    out = lines.append
     out("### Reproduction: thesis ch. 5, Tables 5.1-5.4 (layout; planted-partition stand-ins for Wiki and Cora)")
     out("")
-    out(f"Machine: {_machine()}. Command: `python -m dpfair_native reproduce dpne --runs {runs}`. Mean accuracy over "
-        f"{runs} seeds. Methods: dpM = Laplace on M with the L1 sensitivity 4, then truncated SVD; DPNE = library "
-        "default (public random orthonormal H, exact minimiser, Laplace-norm noise, Δ = 3); DPNE-Gauss = same with "
-        f"Gaussian noise, δ = {DELTA:g}; DPNE-power = one private alternating step for H (half the budget); "
-        "DPNE-paper = the published algorithm (non-private H, Δ = √2, 5 epochs of SGD from zero) whose guarantee is "
-        "void (privacy_spent_ = inf; ε is its *claimed* value).")
+    out(f"Mean accuracy over {runs} seeds. Methods: dpM = Laplace on M with the L1 sensitivity 4, then truncated SVD; "
+        "DPNE = library default (public random orthonormal H, exact minimiser, Laplace-norm noise, Δ = 3); "
+        f"DPNE-Gauss = same with Gaussian noise, δ = {DELTA:g}; DPNE-power = one private alternating step for H (half "
+        "the budget); DPNE-paper = the published algorithm (non-private H, Δ = √2, 5 epochs of SGD from zero) whose "
+        "guarantee is void (privacy_spent_ = inf; ε is its *claimed* value).")
     out("")
     out("#### Table 5.1 layout: vertex classification accuracy, k = 100")
     out("")
-    _eps_table("vc", runs, out)
+    _eps_table("vc", runs, out, points)
     out("#### Table 5.2 layout: vertex classification accuracy, Wiki-like, k sweep (DPNE = library default)")
     out("")
     _k_table("vc", runs, out)
     out("#### Table 5.3 layout: link prediction accuracy, k = 100")
     out("")
-    _eps_table("lp", runs, out)
+    _eps_table("lp", runs, out, points)
     out("#### Table 5.4 layout: link prediction accuracy, Wiki-like, k sweep")
     out("")
     _k_table("lp", runs, out)
-    out(f"Wall time: {time.perf_counter() - t0:.0f} s.")
-    if write:
-        _write(lines, results_path)
-    return 0
+    return Report("\n".join(lines), points)

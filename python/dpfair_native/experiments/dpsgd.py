@@ -12,14 +12,9 @@ count releases in ε (σ_eff) and run the same number of steps as DPSGD instead 
 
 from __future__ import annotations
 
-import platform
-import subprocess
-import time
-from pathlib import Path
-
 import numpy as np
 
-from . import results_path as results_path_of_checkout
+from ._harness import PlotSpec, Report, progress
 
 SETTINGS = ("original", "balanced", "unbalanced")
 MODELS = ("SGD", "DPSGD", "Naive", "DPSGD-F")
@@ -33,9 +28,11 @@ THESIS = {
                  "Naive": (-0.059, -0.074, -0.028), "DPSGD-F": (-0.025, -0.029, -0.016)},
 }
 
-MARK_START = "<!-- dpsgd-reproduction:start -->"
-MARK_END = "<!-- dpsgd-reproduction:end -->"
-SECTION = "## DP-SGD"
+#: ``--plot``: each private model's accuracy against its gap in cost of privacy, one point per data setting.
+#: Points of one model are separate data settings, so they are not joined.
+PLOT = PlotSpec("frontier", {"fairness": "cost_of_privacy_gap", "lines": False,
+                             "title": "Adult, thesis Table 9.5 setup: accuracy vs unequal cost of privacy\n"
+                                      "(where DPSGD and Naive give identical rows, the Naive marker hides DPSGD)"})
 
 
 def _sample(ds, setting, rng):
@@ -67,7 +64,7 @@ def evaluate(setting, runs):
 
     ds = load_adult()
     out = {m: {"eps": [], "acc": [], "delta": [], "gap": [], "pos": []} for m in MODELS}
-    for seed in range(runs):
+    for seed in progress(range(runs), desc=f"{setting} Adult, seeds"):
         rng = np.random.default_rng(10_000 + seed)
         idx = _sample(ds, setting, rng)
         X_tr, X_te, y_tr, y_te, s_tr, s_te = train_test_split(
@@ -114,52 +111,30 @@ def _table(setting, res, runs):
     return lines
 
 
-def _machine() -> str:
-    try:
-        info = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
-        model = next((ln.split(":", 1)[1].strip() for ln in info.splitlines() if ln.startswith("Model name")), "?")
-    except OSError:
-        model = platform.processor() or "?"
-    return f"{model}, 2 cores (shared with other jobs)"
+def _points(setting, res):
+    """Plot points of one setting: each private model's mean ε, total accuracy and cost-of-privacy gap."""
+    return [{"name": m, "label": f"{setting}, ε={np.mean(res[m]['eps']):.2g}", "epsilon": float(np.mean(res[m]["eps"])),
+             "accuracy": float(np.mean(res[m]["acc"][:, 0])), "cost_of_privacy_gap": float(np.mean(res[m]["gap"]))}
+            for m in MODELS[1:]]
 
 
-def _write(lines, results_path=None):
-    path = Path(results_path) if results_path else results_path_of_checkout()
-    block = "\n".join([MARK_START] + lines + [MARK_END])
-    text = path.read_text() if path.exists() else "# Benchmark and reproduction results\n"
-    if MARK_START in text and MARK_END in text:
-        start, end = text.index(MARK_START), text.index(MARK_END) + len(MARK_END)
-        text = text[:start] + block + text[end:]
-    elif SECTION + "\n" in text:
-        at = text.index(SECTION + "\n") + len(SECTION) + 1
-        text = text[:at] + "\n" + block + "\n" + text[at:]
-    else:
-        text = text.rstrip("\n") + f"\n\n{SECTION}\n\n{block}\n"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-
-
-def run(runs=None, write=True, results_path=None) -> int:
-    """Entry point of ``python -m dpfair_native reproduce dpsgd [--runs N]`` (default 5 seeds)."""
+def report(runs=None) -> Report:
+    """Table 9.5 in the three data settings (``runs`` seeds, default 5) and the plot points."""
     runs = 5 if runs is None else int(runs)
-    if runs < 1:
-        raise ValueError("runs must be >= 1")
-    t0 = time.perf_counter()
     lines = [
         "### Reproduction: thesis ch. 9, Table 9.5 (Adult)", "",
-        f"Machine: {_machine()}. Command: `python -m dpfair_native reproduce dpsgd --runs {runs}`.",
         "Setup: logistic regression, L2 0.01, batch 256 (Poisson, q = 256/n), 20 epochs, lr = 1/√T, σ = σ₂ = 1, "
         "C = C0 = 0.5, σ₁ = 10σ₂, δ = 1e-6, 80/20 split; 'SGD' = same loop, no clipping or noise. Cells: SGD "
         "accuracy, then acc_private − acc_SGD (the thesis' signed 'vs. SGD' rows). 'Original' is the thesis' "
         "'Unbalanced Adult'; 'unbalanced' applies the thesis' Dutch recipe (30,000 M + 10,000 F) to Adult.",
-        "'Positive rate' 0.000 is the constant '<= 50K' classifier: with lr = 1/√T ≈ 0.019 DPSGD and Naïve never leave it, and the thesis' DPSGD/Naïve rows are that classifier too (0.809 − 0.059 = 0.750 total, 0.761 − 0.074 = 0.687 M, 0.911 − 0.028 = 0.883 F are Adult's majority-class rates), which is why both print identical rows there and here.", "",
+        "'Positive rate' 0.000 is the constant '<= 50K' classifier: with lr = 1/√T ≈ 0.019 DPSGD and Naïve never "
+        "leave it, and the thesis' DPSGD/Naïve rows are that classifier too (0.809 − 0.059 = 0.750 total, "
+        "0.761 − 0.074 = 0.687 M, 0.911 − 0.028 = 0.883 F are Adult's majority-class rates), which is why both "
+        "print identical rows there and here.", "",
     ]
+    points = []
     for setting in SETTINGS:
         res = evaluate(setting, runs)
-        table = _table(setting, res, runs)
-        print("\n".join(table) + "\n", flush=True)
-        lines += table + [""]
-    lines.append(f"Wall time: {time.perf_counter() - t0:.1f} s.")
-    if write:
-        _write(lines, results_path)
-    return 0
+        lines += _table(setting, res, runs) + [""]
+        points += _points(setting, res)
+    return Report("\n".join(lines), points)

@@ -9,19 +9,17 @@ validation part is treated as public (its raw metrics drive the choice); the fit
 candidate fit (RDP composition, column "ε procedure"). A test-set M sweep at ε = 1 is kept as a trade-off table,
 for information only.
 
-Entry point: ``run(runs=5, write=True)`` (``python -m dpfair_native reproduce fairdp --runs 5``). With ``write``
-the tables replace the ``## FairDP`` section of bench/RESULTS.md (found relative to the source tree).
+Entry point: :func:`report` (``python -m dpfair_native reproduce fairdp --runs 5 [--plot out.png]``; the harness
+writes the section into bench/RESULTS.md).
 """
 
 from __future__ import annotations
 
 import math
-import platform
-import re
-import time
-from pathlib import Path
 
 import numpy as np
+
+from ._harness import PlotSpec, Report, progress
 
 EPSILONS = (0.5, 1.0, 2.0)
 DELTA = 1e-5
@@ -103,7 +101,7 @@ def _summarise(label, eps, runs_, extra=None):
 
 
 def run_table(runs: int = 5):
-    """Returns (main_rows, sweep_rows, certificate_note, seconds)."""
+    """Returns (main_rows, sweep_rows, certificate_note)."""
     from ..accountants import DEFAULT_RDP_ORDERS, rdp_to_epsilon
     from ..datasets import load_adult, train_test_split
     from ..models.dpsgd import DPSGDClassifier
@@ -111,7 +109,6 @@ def run_table(runs: int = 5):
 
     orders = np.asarray(DEFAULT_RDP_ORDERS)
     ds = load_adult()
-    t0 = time.perf_counter()
     main = {(name, eps): [] for eps in EPSILONS for name in ("DPSGDClassifier", "FairDPClassifier")}
     sweep = {M: [] for M in M_GRID}
     cert_model = None
@@ -123,7 +120,7 @@ def run_table(runs: int = 5):
     def dpsgd(eps, seed, X, y):
         return DPSGDClassifier(target_epsilon=eps, delta=DELTA, random_state=seed, **DPSGD_PARAMS).fit(X, y)
 
-    for seed in range(runs):
+    for seed in progress(range(runs), desc="FairDP seeds"):
         Xtr, Xte, ytr, yte, str_, ste = train_test_split(ds.X, ds.y, ds.sensitive, test_size=0.2, random_state=seed)
         Xfit, Xval, yfit, yval, sfit, sval = train_test_split(
             Xtr, ytr, str_, test_size=VALIDATION_SIZE, random_state=1000 + seed
@@ -160,8 +157,8 @@ def run_table(runs: int = 5):
             sweep[M].append(row)
 
     main_rows = [_summarise(name, eps, r) for (name, eps), r in main.items()]
-    sweep_rows = [_summarise(f"FairDPClassifier (M={M:g})", 1.0, r) for M, r in sweep.items()]
-    return main_rows, sweep_rows, certificate_note(cert_model), time.perf_counter() - t0
+    sweep_rows = [_summarise(f"FairDPClassifier (M={M:g})", 1.0, r, {"weight_bound": M}) for M, r in sweep.items()]
+    return main_rows, sweep_rows, certificate_note(cert_model)
 
 
 def certificate_note(model) -> str:
@@ -222,25 +219,17 @@ def target_check(rows, sweep_rows=()) -> str:
     text = "Targets (FairDP with the validation-chosen M vs DPSGDClassifier, test means): " + "; ".join(out) + "."
     if sweep_rows:
         base = next(r["means"] for r in rows if r["model"] == "DPSGDClassifier" and r["epsilon"] == 1.0)
-        hits = [r["model"].split("=")[1].rstrip(")") for r in sweep_rows
+        hits = [f"{r['weight_bound']:g}" for r in sweep_rows
                 if r["means"]["dp"] <= DP_RATIO * base["dp"] and base["accuracy"] - r["means"]["accuracy"] <= ACC_GAP]
         text += (f" In the test-set sweep below (ε = 1, information only) the grid values meeting both targets on "
                  f"test means: M ∈ {{{', '.join(hits) or 'none'}}}.")
     return text
 
 
-def section_text(table: str, sweep: str, runs: int, seconds: float, check: str, cert_note: str) -> str:
-    import subprocess
-
-    try:
-        cpu = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
-        cpu = next(line.split(":", 1)[1].strip() for line in cpu.splitlines() if line.startswith("Model name"))
-    except Exception:  # pragma: no cover - lscpu missing
-        cpu = platform.processor() or "unknown"
+def section_text(table: str, sweep: str, runs: int, check: str, cert_note: str) -> str:
     return (
         "## FairDP\n\n"
-        f"Machine: 2 cores, {cpu}. Command: `PYTHONPATH=python python -m dpfair_native reproduce fairdp --runs "
-        f"{runs}` ({seconds:.0f} s). Adult (bundled), 80/20 train/test split per seed (seeds 0..{runs - 1}), "
+        f"Adult (bundled), 80/20 train/test split per seed (seeds 0..{runs - 1}), "
         "δ = 1e-5, mean ± std over seeds; metrics on the test split (differences are max − min over Female/Male).\n"
         f"DPSGDClassifier: {DPSGD_PARAMS}. FairDPClassifier: {FAIRDP_PARAMS}, group sizes released once with "
         "Gaussian noise (σ_c = 10) and charged; privacy by parallel composition over groups.\n\n"
@@ -266,27 +255,24 @@ def section_text(table: str, sweep: str, runs: int, seconds: float, check: str, 
     )
 
 
-def write_section(text: str, path: Path) -> None:
-    """Replace (or append) the '## FairDP' section of RESULTS.md (keeps '### FairDP speed')."""
-    old = path.read_text() if path.exists() else ""
-    pattern = re.compile(r"^## FairDP\n.*?(?=^## |^### FairDP speed|\Z)", re.S | re.M)
-    new = pattern.sub(lambda _: text + "\n", old) if pattern.search(old) else old.rstrip("\n") + "\n\n" + text
-    path.write_text(new)
+#: ``--plot``: accuracy against demographic parity: DP-SGD and FairDP (validation-chosen M) over ε, and the
+#: test-set sweep over the weight bound M at ε = 1.
+PLOT = PlotSpec("frontier", {"title": "Adult: FairDP vs DP-SGD over ε, and FairDP's weight bound M at ε = 1"})
 
 
-def run(runs=None, write: bool = True) -> int:
+def _points(rows, sweep_rows):
+    points = [{"name": r["model"], "epsilon": r["epsilon"], "accuracy": r["means"]["accuracy"],
+               "demographic_parity_difference": r["means"]["dp"]} for r in rows]
+    points += [{"name": "FairDPClassifier, M sweep (ε = 1, test)", "epsilon": r["epsilon"],
+                "label": f"M={r['weight_bound']:g}", "accuracy": r["means"]["accuracy"],
+                "demographic_parity_difference": r["means"]["dp"]} for r in sweep_rows]
+    return points
+
+
+def report(runs=None) -> Report:
+    """The FairDP section (``runs`` seeds, default 5) and its plot points."""
     runs = 5 if runs is None else int(runs)
-    rows, sweep_rows, cert_note, seconds = run_table(runs)
-    table, sweep = format_table(rows), format_sweep(sweep_rows)
+    rows, sweep_rows, cert_note = run_table(runs)
     check = target_check(rows, sweep_rows)
-    print(table)
-    print(check)
-    print(cert_note)
-    print(sweep)
-    if write:
-        from . import results_path
-
-        path = results_path()
-        write_section(section_text(table, sweep, runs, seconds, check, cert_note), path)
-        print(f"wrote the FairDP section of {path}")
-    return 0
+    text = section_text(format_table(rows), format_sweep(sweep_rows), runs, check, cert_note)
+    return Report(text, _points(rows, sweep_rows))

@@ -8,15 +8,10 @@ test split is printed beside: a constant "<= 50K" model scores it with RD 0 and 
 from __future__ import annotations
 
 import math
-import platform
-import subprocess
-import time
-from pathlib import Path
 
 import numpy as np
 
-from . import progress
-from . import results_path as results_path_of_checkout
+from ._harness import PlotSpec, Report, progress
 
 # The papers' numbers (mean, std): Xu et al. Table 2 (Adult) / Table 1, Ding et al. Table 2 (Adult, RD only).
 XU_PAPER = {
@@ -55,7 +50,7 @@ X_S_NAME = "race=White"  # Ding et al. use race as x_s on Adult
 
 def _models(name, eps, faithful, domain, x_s, seed, ding=False):
     from ..models.ding import ADFC, PDFC
-    from ..models.functional import FairFunctionalMechanismLR, FunctionalMechanismLR, PFLR, PFLRStar
+    from ..models.functional import PFLR, FairFunctionalMechanismLR, FunctionalMechanismLR, PFLRStar
     from ..models.logistic import FairLogisticRegression, LogisticRegression
 
     kw = dict(random_state=seed)
@@ -123,32 +118,41 @@ def _fmt(mean, std):
     return f"{mean:.4f} ± {std:.4f}"
 
 
-def run_functional(runs=None, write=True, results_path=None, plot=None) -> int:
+#: ``--plot``: accuracy against risk difference of the Xu et al. table's rows, one series per method and mode.
+PLOT = PlotSpec("frontier", {"title": "Adult: Xu et al. (2019) table rows, accuracy vs risk difference over ε"})
+
+
+def report(runs=None) -> Report:
+    """The three tables (``runs`` seeds per cell, default 10) and the Xu table's rows for the frontier plot."""
     from ..datasets import load_adult, train_test_split
     from ..domain import FeatureDomain
 
     runs = 10 if runs is None else int(runs)
-    t0 = time.perf_counter()
     ds = load_adult()
     domain = FeatureDomain.from_dataset(ds)
     x_s = ds.feature_names.index(X_S_NAME)
     splits = [train_test_split(ds.X, ds.y, ds.sensitive, test_size=0.2, random_state=s) for s in range(runs)]
     data = (ds, domain, x_s, splits)
-    lines = []
-    points = []  # (method, ε, accuracy, RD) of the Xu table's rows, for the frontier plot
-
-    def out(s=""):
-        print(s)
-        lines.append(s)
-
+    lines = ["## Functional mechanism: reproduction", ""]
+    out = lines.append
     out(f"Adult (bundled, {ds.X.shape[0]} rows, d = {ds.X.shape[1]}), 80/20 split, {runs} seeds "
         "(seed r: split r and noise r); mean ± std on the test split. RD = risk difference (demographic parity "
         "difference). 'faithful' = paper_faithful=True; 'default' = library default (domain = "
         "FeatureDomain.from_dataset(Adult), intercept, ridge + trim, exact constraint |μ̃ᵀw| <= tau; tau = 0.1 "
         "except FairFunctionalMechanismLR's default 0.0625).")
-    out()
+    out("")
+    points = _xu_table(runs, data, out)
+    _ding_table(runs, data, out)
+    _default_table(runs, data, out)
+    lines += NOTES
+    return Report("\n".join(lines), points)
+
+
+def _xu_table(runs, data, out):
+    """Xu et al. Tables 1/2 layout; returns its rows as plot points (method, ε, accuracy, RD)."""
+    points = []
     out("### Xu et al. (2019) Tables 1/2 layout (ε-DP, Laplace; PFLR* with ε_f = ε/2)")
-    out()
+    out("")
     out("| method | ε | mode | accuracy | ROC-AUC | RD | majority acc. | privacy_spent_ | paper acc. | paper RD |")
     out("|---|---|---|---|---|---|---|---|---|---|")
     table = [("LR", 1.0, [None]), ("FairLR", 1.0, [None])]
@@ -167,51 +171,49 @@ def run_functional(runs=None, write=True, results_path=None, plot=None) -> int:
             sp = f"({spent[0][0]:.3g}, {spent[0][1]:.0e})" if np.isfinite(spent[0][0]) else "(inf, 0)"
             out(f"| {name} | {eps_txt} | {mode} | {_fmt(mean[0], std[0])} | {_fmt(mean[1], std[1])} | "
                 f"{_fmt(mean[2], std[2])} | {mean[3]:.4f} | {sp} | {pa} | {pr} |")
-    out()
+    out("")
+    return points
+
+
+def _ding_table(runs, data, out):
+    """Ding et al. Table 2 layout (RD first), faithful and default modes."""
     out(f"### Ding et al. (2020) Table 2 layout (Adult, δ = {DING_DELTA:g}; x_s = {X_S_NAME}; faithful rows use the "
         "paper's ε = ε_s/d + (d−1)ε_n/d with ε_s = ε/2, default rows ε_s = ε_n = ε/2)")
-    out()
+    out("")
     out("| method | ε | mode | RD | accuracy | ROC-AUC | majority acc. | privacy_spent_ (rigorous) | ε claimed | paper RD |")
     out("|---|---|---|---|---|---|---|---|---|---|")
-    for name in ("PFLR*", "PDFC", "ADFC"):
-        for eps in DING_EPS:
-            for faithful in (True, False):
-                mean, std, spent = _evaluate(name, eps, faithful, runs, data, ding=True)
-                paper = DING_PAPER.get((name, eps))
-                claimed = "–" if spent[1] is None else f"{spent[1]:.3g}"
-                out(f"| {name} | {eps:g} | {'faithful' if faithful else 'default'} | {_fmt(mean[2], std[2])} | "
-                    f"{_fmt(mean[0], std[0])} | {_fmt(mean[1], std[1])} | {mean[3]:.4f} | "
-                    f"({spent[0][0]:.3g}, {spent[0][1]:.1e}) | {claimed} | {_fmt(*paper)} |")
-    out()
+    ding = [(name, eps) for name in ("PFLR*", "PDFC", "ADFC") for eps in DING_EPS]
+    for name, eps in progress(ding, desc="Ding et al. table"):
+        for faithful in (True, False):
+            mean, std, spent = _evaluate(name, eps, faithful, runs, data, ding=True)
+            paper = DING_PAPER.get((name, eps))
+            claimed = "–" if spent[1] is None else f"{spent[1]:.3g}"
+            out(f"| {name} | {eps:g} | {'faithful' if faithful else 'default'} | {_fmt(mean[2], std[2])} | "
+                f"{_fmt(mean[0], std[0])} | {_fmt(mean[1], std[1])} | {mean[3]:.4f} | "
+                f"({spent[0][0]:.3g}, {spent[0][1]:.1e}) | {claimed} | {_fmt(*paper)} |")
+    out("")
+
+
+def _default_table(runs, data, out):
+    """The library-default (ε, δ) estimators at ε = 1 and the target check on FairFunctionalMechanismLR."""
     out(f"### Library-default (ε, δ) estimators at ε = 1, δ = {DEFAULT_DELTA:g} (target: acc >= 0.80, AUC >= 0.85, "
         "RD <= 0.03)")
-    out()
+    out("")
     out("| method | accuracy | ROC-AUC | RD | privacy_spent_ |")
     out("|---|---|---|---|---|")
     target = None
-    for name in ("PrivLR-Gauss", "FairFM-Gauss", "FairFM-Gauss tau=0.1", "ADFC"):
+    for name in progress(("PrivLR-Gauss", "FairFM-Gauss", "FairFM-Gauss tau=0.1", "ADFC"), desc="default rows"):
         mean, std, spent = _evaluate(name, 1.0, False, runs, data)
         label = "FairFM-Gauss (default tau)" if name == "FairFM-Gauss" else name
         out(f"| {label} | {_fmt(mean[0], std[0])} | {_fmt(mean[1], std[1])} | {_fmt(mean[2], std[2])} | "
             f"({spent[0][0]:.3g}, {spent[0][1]:.0e}) |")
         if name == "FairFM-Gauss":
             target = mean
-    out()
+    out("")
     met = target[0] >= 0.80 and target[1] >= 0.85 and target[2] <= 0.03
     out(f"Target {'met' if met else 'NOT met'} by FairFunctionalMechanismLR (library default): accuracy "
         f"{target[0]:.4f}, ROC-AUC {target[1]:.4f}, RD {target[2]:.4f} (means over {runs} seeds).")
-    out()
-    out(f"(wall time {time.perf_counter() - t0:.1f} s)")
-    out()
-    for line in NOTES:
-        out(line)
-    if write:
-        _write_section(lines, runs, results_path)
-    if plot is not None:
-        from ..plot import frontier_from_results
-
-        print(f"frontier plot: {frontier_from_results(points, plot, title='Adult: Xu et al. table rows')}")
-    return 0
+    out("")
 
 
 NOTES = [
@@ -242,31 +244,3 @@ NOTES = [
     "  claim with ε_s = ε/2). Their small-RD rows at ε <= 0.1 are majority-class models here too (accuracy ≈ 0.755).",
     "- FairLR (Zafar, |cov| <= 0, exact logistic loss) gives ≈ 0.832 / RD ≈ 0.038 here, not the paper's 0.774 / 0.0095.",
 ]
-
-
-def _machine() -> str:
-    try:
-        model = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
-        model = next((ln.split(":", 1)[1].strip() for ln in model.splitlines() if ln.startswith("Model name")), "?")
-    except OSError:
-        model = platform.processor() or "?"
-    return f"{model}, 2 cores (shared)"
-
-
-SECTION = "## Functional mechanism: reproduction"
-
-
-def _write_section(lines, runs, results_path=None):
-    path = Path(results_path) if results_path else results_path_of_checkout()
-    body = [SECTION, "", f"Machine: {_machine()}. Command: `python -m dpfair_native reproduce functional --runs {runs}`.",
-            ""] + lines + [""]
-    text = path.read_text() if path.exists() else "# Benchmark and reproduction results\n\n"
-    start = text.find(SECTION)
-    if start >= 0:
-        nxt = text.find("\n## ", start + len(SECTION))
-        end = len(text) if nxt < 0 else nxt + 1
-        text = text[:start] + "\n".join(body) + text[end:]
-    else:
-        text = text.rstrip("\n") + "\n\n" + "\n".join(body)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)

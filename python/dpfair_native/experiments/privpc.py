@@ -13,15 +13,13 @@ orders 0–2, halving schedule; LapMech: replace-one Laplace(2/ε)); non-private
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import numpy as np
 
-from . import results_path as results_path_of_checkout
+from ._harness import PlotSpec, Report, progress
 
-MARK_START = "<!-- privpc-reproduction:start -->"
-MARK_END = "<!-- privpc-reproduction:end -->"
-SECTION = "## Causal discovery (thesis ch. 4)"
+#: ``--plot``: skeleton F1 against ε of every method (Tables 4.3 and 4.8; LapMech where it is feasible).
+PLOT = PlotSpec("curves", {"y": "f1", "ylabel": "skeleton F1", "title": "Private PC vs ε (thesis Tables 4.3 / 4.8)"})
 
 # Thesis numbers: (TPR, FPR, TDR) per method.
 THESIS_CAT = {
@@ -122,13 +120,13 @@ def _cell(vals, thesis):
     return f"{m[0]:.3f} / {m[1]:.3f} / {m[2]:.3f} · F1 {m[3]:.3f}{ref}"
 
 
-def _table(number, key, values, base, runner, methods, thesis, runs, kind):
+def _table(number, key, values, base, runner, methods, thesis, runs, kind, points):
     fixed = ", ".join(f"{k}={v}" for k, v in base.items() if k != key)
     lines = [f"**Table {number}** ({kind}; varying {key}; {fixed}; mean over {runs} graphs). Cells: TPR / FPR / TDR "
              "· F1 (thesis TPR / FPR / TDR)", "",
              f"| {key} | " + " | ".join(methods) + " |", "|---|" + "---|" * len(methods)]
     extra = []
-    for v in values:
+    for v in progress(values, desc=f"Table {number}"):
         setting = dict(base, **{key: v})
         res = runner(setting, runs)
         if isinstance(res, tuple):
@@ -137,43 +135,25 @@ def _table(number, key, values, base, runner, methods, thesis, runs, kind):
                          + (f", LapMech {np.median(times['LapMech']):.2f} s" if times["LapMech"] else ""))
         th = thesis.get((key, v), {})
         lines.append(f"| {v} | " + " | ".join(_cell(res[m], th.get(m)) for m in methods) + " |")
-        print(lines[-1], flush=True)
+        if key == "eps":  # non-private PC (same data in every row) is drawn once, as the ε = ∞ reference
+            points += [{"panel": f"Table {number} ({kind})", "name": m, "epsilon": np.inf if m == "PC" else float(v),
+                        "f1": float(np.mean(res[m], axis=0)[3])} for m in methods if res[m]
+                       and (m != "PC" or v == values[0])]
     if extra:
         lines += ["", "Times: " + "; ".join(extra) + "."]
     return lines
 
 
-def _write(lines, results_path=None):
-    path = Path(results_path) if results_path else results_path_of_checkout()
-    block = "\n".join([MARK_START] + lines + [MARK_END])
-    text = path.read_text() if path.exists() else "# Benchmark and reproduction results\n"
-    if MARK_START in text and MARK_END in text:
-        start, end = text.index(MARK_START), text.index(MARK_END) + len(MARK_END)
-        text = text[:start] + block + text[end:]
-    elif SECTION + "\n" in text:
-        at = text.index(SECTION + "\n") + len(SECTION) + 1
-        text = text[:at] + "\n" + block + "\n" + text[at:]
-    else:
-        text = text.rstrip("\n") + f"\n\n{SECTION}\n\n{block}\n"
-    path.write_text(text)
-
-
-def run(runs=None, write=True, results_path=None) -> int:
-    """Entry point of ``python -m dpfair_native reproduce privpc [--runs N]`` (default 3 graphs per cell)."""
+def report(runs=None) -> Report:
+    """Tables 4.3-4.5 and 4.8-4.10 (``runs`` graphs per cell, default 3) and the ε-table points for the plot."""
     runs = 3 if runs is None else int(runs)
-    if runs < 1:
-        raise ValueError("runs must be >= 1")
-    t0 = time.perf_counter()
     lines = ["### Reproduction: thesis ch. 4, Tables 4.3–4.5 and 4.8–4.10", "",
-             f"Command: `python -m dpfair_native reproduce privpc --runs {runs}`. " + __doc__.split("\n\n", 1)[1]
-             .replace("\n", " ").strip(), ""]
+             __doc__.split("\n\n", 1)[1].replace("\n", " ").strip(), ""]
+    points = []
     for number, key, values, base in CAT_TABLES:
         lines += _table(number, key, values, base, run_categorical, ["PC", "LapMech", "PrivPC"], THESIS_CAT, runs,
-                        "categorical") + [""]
+                        "categorical", points) + [""]
     for number, key, values, base in NUM_TABLES:
         lines += _table(number, key, values, base, run_numerical, ["PC", "PrivPC*"], THESIS_NUM, runs,
-                        "Gaussian") + [""]
-    lines.append(f"Wall time: {time.perf_counter() - t0:.0f} s.")
-    if write:
-        _write(lines, results_path)
-    return 0
+                        "Gaussian", points) + [""]
+    return Report("\n".join(lines), points)
