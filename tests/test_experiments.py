@@ -97,8 +97,8 @@ def test_every_registered_reproduction_exposes_report_and_a_plot_spec():
         assert spec is not None and spec.kind in ("frontier", "curves"), name
 
 
-def test_frontier_adapter_takes_the_section_and_the_cells_without_touching_results(monkeypatch, tmp_path):
-    from dpfair_native.experiments import _frontier_adapter, frontier
+def test_frontier_report_goes_between_markers_with_its_plot_points(monkeypatch, tmp_path):
+    from dpfair_native.experiments import frontier
 
     cells = {("ConstrainedDPSGD demographic_parity", 0.01, 1.0): {"m": [[0.8, 0.85, 0.02, 0.05]], "t": [1.0],
                                                                   "eps_spent": [1.0]},
@@ -107,13 +107,11 @@ def test_frontier_adapter_takes_the_section_and_the_cells_without_touching_resul
              ("FairDPClassifier (M = 2)", None, 0.5): {"error": "no non-private mode"}}
     monkeypatch.setattr(frontier, "evaluate", lambda runs: cells)
     monkeypatch.setattr(frontier, "exponentiated_gradient", lambda: None)
-    original_writer = frontier.write_section
     path = tmp_path / "RESULTS.md"
     assert experiments.run("frontier", runs=1, results_path=path) == 0
     text = path.read_text()
     assert text.count("<!-- dpfair:begin frontier -->") == 1 and frontier.HEADER in text
-    assert frontier.write_section is original_writer and experiments.results_path is _harness.default_results_path
-    points = _frontier_adapter._points(cells)
+    points = frontier.report(runs=1).rows
     assert [p["name"] for p in points] == ["ConstrainedDPSGD demographic_parity, bound 0.01", "DPSGDFClassifier"]
     assert points[1]["epsilon"] == float("inf") and points[0]["demographic_parity_difference"] == 0.02
 

@@ -52,7 +52,7 @@ REGISTRY: Dict[str, Union[str, Callable]] = {
     "fairdp": ".fairdp",
     "dpne": ".dpne",
     "privpc": ".privpc",
-    "frontier": "._frontier_adapter",
+    "frontier": ".frontier",
 }
 
 

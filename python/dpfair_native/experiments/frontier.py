@@ -15,11 +15,11 @@ bench/RESULTS.md.
 
 from __future__ import annotations
 
-import re
 import time
-from pathlib import Path
 
 import numpy as np
+
+from ._harness import PlotSpec, Report, progress
 
 EPSILONS = (0.5, 1.0, 2.0, 4.0, float("inf"))
 DELTA = 1e-5
@@ -97,7 +97,7 @@ def evaluate(runs):
     domain = FeatureDomain.from_dataset(ds)
     X_spline, _ = spline_features()
     cells = {}
-    for seed in range(runs):
+    for seed in progress(range(runs), desc="frontier, seeds"):
         tr, te = train_test_split(np.arange(ds.y.shape[0]), test_size=0.2, random_state=seed)
         y_tr, y_te, s_tr, s_te = ds.y[tr], ds.y[te], ds.sensitive[tr], ds.sensitive[te]
         for eps in EPSILONS:
@@ -124,8 +124,8 @@ def exponentiated_gradient(seed=0):
         from sklearn.linear_model import LogisticRegression
     except ImportError:
         return None
-    from ..datasets import load_adult, train_test_split
     from .. import metrics
+    from ..datasets import load_adult, train_test_split
 
     ds = load_adult()
     X_tr, X_te, y_tr, y_te, s_tr, s_te = train_test_split(ds.X, ds.y, ds.sensitive, test_size=0.2, random_state=seed)
@@ -184,26 +184,61 @@ def targets_text(cells):
     return " ".join(lines)
 
 
-def _load():
-    import os
-
-    try:
-        return "{:.1f} / {:.1f} / {:.1f} (1 / 5 / 15 min)".format(*os.getloadavg())
-    except OSError:  # not available on this platform
-        return "unknown"
+#: ``--plot``: accuracy against demographic parity and against equalized odds (one panel each, so that each
+#: constraint is read on its own metric) over ε, one series per estimator and constraint bound.
+PLOT = PlotSpec("frontier", {"fairness": ("demographic_parity_difference", "equalized_odds_difference"),
+                             "title": "Adult: DP + fair frontier over ε and constraint bounds"})
 
 
-def section_text(table, eg, runs, seconds, timing, cells):
+def _points(cells):
+    """(label, bound, ε) -> {"m": per-seed [accuracy, ROC-AUC, DP diff, EO diff]} cells as frontier points."""
+    points = []
+    for (label, bound, eps), cell in cells.items():
+        if "m" not in cell:
+            continue  # a cell whose fit raised (the table says why)
+        mean = np.asarray(cell["m"], dtype=np.float64).mean(axis=0)
+        name = label if bound is None else f"{label}, bound {bound:g}"
+        points.append({"name": name, "epsilon": float(eps), "accuracy": float(mean[0]),
+                       "demographic_parity_difference": float(mean[2]), "equalized_odds_difference": float(mean[3])})
+    return points
+
+
+def _points(cells):
+    """(label, bound, ε) -> {"m": per-seed [accuracy, ROC-AUC, DP diff, EO diff]} cells as frontier points."""
+    points = []
+    for (label, bound, eps), cell in cells.items():
+        if "m" not in cell:
+            continue  # a cell whose fit raised (the table says why)
+        mean = np.asarray(cell["m"], dtype=np.float64).mean(axis=0)
+        name = label if bound is None else f"{label}, bound {bound:g}"
+        points.append({"name": name, "epsilon": float(eps), "accuracy": float(mean[0]),
+                       "demographic_parity_difference": float(mean[2]), "equalized_odds_difference": float(mean[3])})
+    return points
+
+
+def _timing(cells, eg) -> str:
+    key = ("ConstrainedDPSGD demographic_parity", 0.0, 1.0)
+    if key not in cells or "t" not in cells[key]:
+        return ""
+    t = np.asarray(cells[key]["t"])
+    text = (f"ConstrainedDPSGDClassifier fit at ε = 1 (demographic parity): min {t.min():.3f} s, median "
+            f"{np.median(t):.3f} s over {t.size} seeds")
+    if not eg:
+        return text + "."
+    eg_seconds = eg["demographic_parity"]["seconds"]
+    return text + f"; ExponentiatedGradient DP fit {eg_seconds:.1f} s → {eg_seconds / np.median(t):.0f}× (median)."
+
+
+def section_text(table, eg, runs, timing, cells):
     eg_lines = "fairlearn not installed: ExponentiatedGradient not measured."
     if eg:
-        eg_lines = "fairlearn ExponentiatedGradient(LogisticRegression, difference_bound=0.01), non-private, seed 0, same run: " + "; ".join(
-            f"{k}: accuracy {v['acc']:.4f}, DP difference {v['dp']:.4f}, EO difference {v['eo']:.4f}, fit {v['seconds']:.1f} s"
-            for k, v in eg.items()
-        ) + "."
+        eg_lines = ("fairlearn ExponentiatedGradient(LogisticRegression, difference_bound=0.01), non-private, seed 0, "
+                    "same run: " + "; ".join(
+                        f"{k}: accuracy {v['acc']:.4f}, DP difference {v['dp']:.4f}, EO difference {v['eo']:.4f}, "
+                        f"fit {v['seconds']:.1f} s" for k, v in eg.items()) + ".")
     return (
         f"{HEADER}\n\n"
-        f"Command: `PYTHONPATH=python python -m dpfair_native reproduce frontier --runs {runs}` ({seconds:.0f} s, 2 shared "
-        f"cores, load average {_load()} at the end). Adult (bundled), 80/20 split per seed (seeds 0..{runs - 1}), δ = 1e-5, mean ± std over seeds on the "
+        f"Adult (bundled), 80/20 split per seed (seeds 0..{runs - 1}), δ = 1e-5, mean ± std over seeds on the "
         "test split; differences are max − min over Female/Male (EO: the larger of the TPR and FPR gaps). "
         "ε = ∞: the same estimators without noise.\n\n"
         f"{ANCHORS}\n\n{eg_lines}\n\n{timing}\n\n"
@@ -221,37 +256,10 @@ def section_text(table, eg, runs, seconds, timing, cells):
     )
 
 
-def write_section(text: str, path: Path) -> None:
-    old = path.read_text() if path.exists() else ""
-    pattern = re.compile(r"^" + re.escape(HEADER) + r"\n.*?(?=^## |\Z)", re.S | re.M)
-    new = pattern.sub(lambda _: text + "\n", old) if pattern.search(old) else old.rstrip("\n") + "\n\n" + text
-    path.write_text(new)
-
-
-def run(runs=None, write: bool = True) -> int:
+def report(runs=None) -> Report:
+    """The frontier sweep (``runs`` seeds, default 10), the ExponentiatedGradient anchor, and the plot points."""
     runs = 10 if runs is None else int(runs)
-    if runs < 1:
-        raise ValueError("runs must be >= 1")
-    t0 = time.perf_counter()
     cells = evaluate(runs)
     eg = exponentiated_gradient()
-    seconds = time.perf_counter() - t0
-    table = format_table(cells, runs)
-    timing = ""
-    key = ("ConstrainedDPSGD demographic_parity", 0.0, 1.0)
-    if key in cells and "t" in cells[key]:
-        t = np.asarray(cells[key]["t"])
-        timing = f"ConstrainedDPSGDClassifier fit at ε = 1 (demographic parity): min {t.min():.3f} s, median {np.median(t):.3f} s over {t.size} seeds"
-        if eg:
-            timing += f"; ExponentiatedGradient DP fit {eg['demographic_parity']['seconds']:.1f} s → {eg['demographic_parity']['seconds'] / np.median(t):.0f}× (median)."
-        else:
-            timing += "."
-    print(table)
-    print(timing)
-    if write:
-        from . import results_path
-
-        path = results_path()
-        write_section(section_text(table, eg, runs, seconds, timing, cells), path)
-        print(f"wrote the frontier section of {path}")
-    return 0
+    text = section_text(format_table(cells, runs), eg, runs, _timing(cells, eg), cells)
+    return Report(text, _points(cells))

@@ -40,7 +40,7 @@ def report(runs: int | None = None) -> str:
     names = first["names"]
     ref_edges = first["reference_edges"]
     lines = [
-        "## PrivPC on Adult (thesis ch. 4.6.3, Fig. 4.1)",
+        "### PrivPC on Adult (thesis ch. 4.6.3, Fig. 4.1)",
         "",
         "Data: the bundled UCI Adult (n = 45,222, rows with a missing value dropped), 13 attributes cut to 2–4 "
         "categories by public cut points (`causal.adult`; the thesis' 14 attributes less fnlwgt, its cut points "
