@@ -7,7 +7,8 @@ in ±[0.1, 1], unit noise (pcalg style). PrivPC* is given each column's populati
 generating model as its public scale (what a data owner would declare from domain knowledge), zero centre, and
 the default clip ‖x‖₂ <= √p. LapMech refuses tables above 2^24 cells (marked "infeasible").
 All estimators use the library defaults (PrivPC: distance score, one subset exponential mechanism per order,
-orders 0–2, the "auto" budget schedule and the shifted test threshold; LapMech: replace-one Laplace(2/ε)); non-private PC has no order limit.
+orders 0–2, the "auto" budget schedule and the shifted test threshold; LapMech: replace-one Laplace(2/ε));
+non-private PC has no order limit.
 """
 
 from __future__ import annotations
