@@ -4,7 +4,7 @@
 The causal-effect estimators in ``dpfair_native.gan.effects`` are NumPy only.
 """
 
-#from .cfgan import CFGAN
+from .cfgan import CFGAN
 from .fairgan import FairGAN, FairGANPlus
 
-__all__ = ["FairGAN", "FairGANPlus", ]
+__all__ = ["FairGAN", "FairGANPlus", "CFGAN"]

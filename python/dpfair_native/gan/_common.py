@@ -71,9 +71,9 @@ def as_table(X, name: str = "X") -> Tuple[np.ndarray, List[str], bool]:
     is_frame = hasattr(X, "columns") and hasattr(X, "to_numpy")
     if is_frame:
         columns = [str(c) for c in X.columns]
-        table = X.to_numpy(dtype=object)
+        table = np.array(X.to_numpy(dtype=object), dtype=object)
     else:
-        table = np.asarray(X, dtype=object)
+        table = np.array(X, dtype=object)
         if table.ndim != 2:
             raise ValueError(f"{name} must be 2-D (n_samples, n_columns) of discrete values, got shape {table.shape}")
         columns = [f"x{j}" for j in range(table.shape[1])]
