@@ -80,15 +80,17 @@ def as_table(X, name: str = "X") -> Tuple[np.ndarray, List[str], bool]:
     if table.shape[0] < 2 or table.shape[1] < 1:
         raise ValueError(f"{name} needs at least 2 rows and 1 column, got shape {table.shape}")
     for j in range(table.shape[1]):
-        col = table[:, j]
-        if any(v is None or (isinstance(v, float) and not np.isfinite(v)) for v in col):
-            raise ValueError(f"{name} column {columns[j]!r} has missing or non-finite values; drop or impute them")
-        if all(isinstance(v, numbers.Real) for v in col) and not all(float(v).is_integer() for v in col):
-            raise ValueError(
-                f"{name} column {columns[j]!r} looks continuous; the GANs model discrete columns, so bin it first "
-                "(e.g. numpy.digitize)"
-            )
-        table[:, j] = np.asarray(col.tolist())  # one numpy type per column, so np.unique sorts it
+        col = np.asarray(table[:, j].tolist())  # one numpy type per column, so np.unique sorts it
+        bad = f"{name} column {columns[j]!r}"
+        if col.dtype.kind == "O" and any(v is None for v in col):
+            raise ValueError(f"{bad} has missing values; drop or impute them")
+        if col.dtype.kind == "f":
+            if not np.all(np.isfinite(col)):
+                raise ValueError(f"{bad} has missing or non-finite values; drop or impute them")
+            if not np.all(col == np.round(col)):
+                raise ValueError(f"{bad} looks continuous; the GANs model discrete columns, so bin it first "
+                                 "(e.g. numpy.digitize)")
+        table[:, j] = col
     return table, columns, is_frame
 
 
