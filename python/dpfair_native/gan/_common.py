@@ -128,6 +128,22 @@ def torch_generator(torch, random_state):
     return gen, rng
 
 
+class seeded_init:
+    """Context manager: torch's global RNG (which nn.Linear uses to initialise weights) seeded from ``gen`` inside,
+    and restored after, so that fits are reproducible and leave the caller's torch RNG state untouched."""
+
+    def __init__(self, torch, gen):
+        self.fork = torch.random.fork_rng(devices=[])
+        self.torch, self.seed = torch, int(torch.randint(0, 2**62, (1,), generator=gen))
+
+    def __enter__(self):
+        self.fork.__enter__()
+        self.torch.manual_seed(self.seed)
+
+    def __exit__(self, *exc):
+        return self.fork.__exit__(*exc)
+
+
 class threads:
     """Context manager: torch.set_num_threads(n) inside, the previous value restored after."""
 

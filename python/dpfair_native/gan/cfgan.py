@@ -250,7 +250,8 @@ class CFGAN:
         torch = C.import_torch()
         gen, _ = C.torch_generator(torch, self.random_state)
         with C.threads(torch, self.n_threads):
-            self._build(torch)
+            with C.seeded_init(torch, gen):
+                self._build(torch)
             real = torch.from_numpy(data)
             self.history_ = {}
             for epoch in range(int(self.epochs)):

@@ -188,7 +188,8 @@ class _TabularGAN:
         gen, _ = C.torch_generator(torch, self.random_state)
         with C.threads(torch, self.n_threads):
             torch_data = [torch.from_numpy(a) for a in data]
-            self._build(torch)
+            with C.seeded_init(torch, gen):
+                self._build(torch)
             pre = torch.cat([torch_data[0], self._label_block(torch, torch_data[1])], dim=1)
             self._pretrain(torch, pre, gen)
             self.history_ = {}
@@ -342,7 +343,7 @@ class FairGANPlus(_TabularGAN):
         self.classifier_ = torch.nn.Linear(width, 1)
         self._opt_g = self._optimizer(torch, [self.generator_, self.decoder_net_])
         self._opt_d = self._optimizer(torch, list(self.discriminators_.values()))
-        self._opt_eta = self._optimizer(torch, [self.classifier_])
+        self._opt_eta = torch.optim.Adam(self.classifier_.parameters(), lr=10 * self.learning_rate)
 
     def _d3_loss(self, torch, x, y, s, flip):
         """BCE of D3 recovering s (or 1 − s when ``flip``) from η(x) as the fairness notion says."""
@@ -388,9 +389,9 @@ class FairGANPlus(_TabularGAN):
         if fair:
             loss_g = loss_g + self.lambda_fair * C.bce_logits(torch, d2(torch.cat([fake, y_f[:, None]], 1)), 1 - s_f)
         loss_eta = self._eta_likelihood(torch, x, y) + self._eta_likelihood(torch, fake.detach(), y_f)
-        if fair:
-            loss_eta = loss_eta + self.mu * (self._d3_loss(torch, x, y, s, True)
-                                             + self._d3_loss(torch, fake.detach(), y_f, s_f, True))
+        if fair:  # η maximises D3's loss (the literal min-max: flipped labels make a linear η overshoot)
+            loss_eta = loss_eta - self.mu * (self._d3_loss(torch, x, y, s, False)
+                                             + self._d3_loss(torch, fake.detach(), y_f, s_f, False))
         self._opt_g.zero_grad()
         self._opt_eta.zero_grad()
         (loss_g + loss_eta).backward()
