@@ -5,9 +5,7 @@ import sys
 
 import numpy as np
 import pytest
-
-from dpfair_native.gan import CFGAN, FairGAN, FairGANPlus
-from dpfair_native.gan import _common
+from dpfair_native.gan import CFGAN, FairGAN, FairGANPlus, _common
 from dpfair_native.gan.effects import total_effect
 
 TINY = dict(epochs=12, pretrain_epochs=2, batch_size=200, noise_dim=16, hidden=32, learning_rate=5e-3)

@@ -3,7 +3,6 @@ No torch needed; the estimators are in tests/test_gan.py."""
 
 import numpy as np
 import pytest
-
 from dpfair_native import metrics
 from dpfair_native.gan import effects
 

@@ -120,6 +120,16 @@ def check_params(spec: dict) -> None:
             raise ValueError(f"{name} must be {want[kind]}, got {value!r}")
 
 
+_TRAINING = (("lambda_fair", "nonneg_real"), ("epochs", "pos_int"), ("batch_size", "pos_int"),
+             ("noise_dim", "pos_int"), ("hidden", "pos_int"), ("d_steps", "pos_int"),
+             ("learning_rate", "pos_real"), ("n_threads", "pos_int"))
+
+
+def check_training_params(estimator, **extra) -> None:
+    """The training settings every GAN here has (the constraints table), plus ``extra`` name -> (value, kind)."""
+    check_params({**{name: (getattr(estimator, name), kind) for name, kind in _TRAINING}, **extra})
+
+
 def torch_generator(torch, random_state):
     """A seeded torch.Generator drawn from ``random_state`` (int | numpy Generator | None)."""
     rng = check_random_state(random_state)

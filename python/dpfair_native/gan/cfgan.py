@@ -23,8 +23,6 @@ Not differentially private.
 
 from __future__ import annotations
 
-from typing import Sequence
-
 import numpy as np
 
 from . import _common as C
@@ -91,12 +89,7 @@ class CFGAN:
 
     # -- validation ----------------------------------------------------------------------------------------------
     def _check_params(self, names):
-        C.check_params({
-            "lambda_fair": (self.lambda_fair, "nonneg_real"), "epochs": (self.epochs, "pos_int"),
-            "batch_size": (self.batch_size, "pos_int"), "noise_dim": (self.noise_dim, "pos_int"),
-            "hidden": (self.hidden, "pos_int"), "d_steps": (self.d_steps, "pos_int"),
-            "learning_rate": (self.learning_rate, "pos_real"), "n_threads": (self.n_threads, "pos_int"),
-        })
+        C.check_training_params(self)
         if self.effect not in _EFFECTS:
             raise ValueError(f"effect must be one of {_EFFECTS}, got {self.effect!r}")
         for role, name in (("sensitive", self.sensitive), ("outcome", self.outcome)):

@@ -24,8 +24,6 @@ Neither model is differentially private: their output depends on every training 
 
 from __future__ import annotations
 
-from typing import Optional
-
 import numpy as np
 
 from . import _common as C
@@ -55,13 +53,8 @@ class _TabularGAN:
 
     # -- input ---------------------------------------------------------------------------------------------------
     def _check_params(self):
-        C.check_params({
-            "lambda_fair": (self.lambda_fair, "nonneg_real"), "epochs": (self.epochs, "pos_int"),
-            "pretrain_epochs": (self.pretrain_epochs + 1, "pos_int"), "batch_size": (self.batch_size, "pos_int"),
-            "noise_dim": (self.noise_dim, "pos_int"), "hidden": (self.hidden, "pos_int"),
-            "d_steps": (self.d_steps, "pos_int"), "learning_rate": (self.learning_rate, "pos_real"),
-            "n_threads": (self.n_threads, "pos_int"),
-        })
+        # pretrain_epochs may be 0: checked as pretrain_epochs + 1 >= 1
+        C.check_training_params(self, pretrain_epochs=(self.pretrain_epochs + 1, "pos_int"))
         if self.batch_size < 2:
             raise ValueError(f"batch_size must be at least 2 (batch normalisation), got {self.batch_size}")
 
