@@ -52,7 +52,7 @@ THESIS_71 = {  # total effect, indirect discrimination, χ², SVM accuracy
 }
 THESIS_72 = {"Real": (0.2023, 0.1293, 0.1266, 0.1785), "CausalGAN": (0.1824, 0.1155, 0.1466, 0.0959),
              "CFGAN (CE)": (0.0209, 0.0034, -0.0030, -0.0482)}
-SETTINGS = dict(epochs=30, batch_size=512, noise_dim=8, hidden=32)
+SETTINGS = dict(epochs=16, batch_size=1024, noise_dim=8, hidden=32)
 
 
 def adult_binary():
@@ -107,7 +107,7 @@ def _fairgan_data(train, seed):
 
     X = train.drop(columns=["sex", "income"])
     m = FairGAN(lambda_fair=1.0, random_state=seed, epochs=SETTINGS["epochs"], batch_size=SETTINGS["batch_size"],
-                pretrain_epochs=5).fit(X, train["income"], sensitive_features=train["sex"])
+                pretrain_epochs=2).fit(X, train["income"], sensitive_features=train["sex"])
     Xg, yg, sg = m.sample(len(train), random_state=seed + 1)
     Xg = Xg.assign(sex=sg, income=yg)
     return Xg[list(train.columns)].astype(int)

@@ -335,8 +335,13 @@ class FairGANPlus(_TabularGAN):
         }
         self.classifier_ = torch.nn.Linear(width, 1)
         self._opt_g = self._optimizer(torch, [self.generator_, self.decoder_net_])
-        self._opt_d = self._optimizer(torch, list(self.discriminators_.values()))
-        self._opt_eta = torch.optim.Adam(self.classifier_.parameters(), lr=10 * self.learning_rate)
+        # η (a logistic regression) and its adversary D3 are tiny: they learn at 10x the GAN's rate, so that η
+        # converges within the GAN's epochs and D3 tracks η closely enough to push it to independence.
+        fast = 10 * self.learning_rate
+        self._opt_d = torch.optim.Adam([
+            {"params": [p for k in ("d1", "d2") for p in self.discriminators_[k].parameters()]},
+            {"params": self.discriminators_["d3"].parameters(), "lr": fast}], lr=self.learning_rate, betas=(0.5, 0.999))
+        self._opt_eta = torch.optim.Adam(self.classifier_.parameters(), lr=fast)
 
     def _d3_loss(self, torch, x, y, s, flip):
         """BCE of D3 recovering s (or 1 − s when ``flip``) from η(x) as the fairness notion says."""
