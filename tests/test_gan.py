@@ -87,6 +87,7 @@ def _proxy(n=1200, seed=0):
     return X, y, s
 
 
+@pytest.mark.slow  # two FairGAN+ fits (~5 s alone)
 def test_fairgan_plus_classifier_is_fairer_with_mu():
     X, y, s = _proxy()
     kw = dict(fairness="demographic_parity", random_state=0, **{**TINY, "batch_size": 100})
