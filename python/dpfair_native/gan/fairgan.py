@@ -15,9 +15,10 @@ Architecture and schedule (the thesis gives none; chosen from the literature)
 * **Schedule**: ``d_steps`` = 2 discriminator updates per generator update and Adam (lr 1e-3, β₁ = 0.5) as the
   port; the first half of the epochs trains the plain GAN and the fairness terms join in the second half (the
   port's "N epochs without, N with"), so the generator first learns the data and then removes the dependence.
-* **Fairness losses**: the generator and the classifier use flipped labels against D2/D3 (the non-saturating form
-  of the thesis' min-max; the port does the same); the equilibrium is unchanged and the gradient does not vanish
-  when the discriminator is confident.
+* **Fairness losses**: the generator uses flipped labels against D2 (the non-saturating form of the thesis'
+  min-max, as the port does; the equilibrium is unchanged and the gradient does not vanish when D2 is confident).
+  The linear classifier η plays the literal min-max against D3 (it maximises D3's loss): with flipped labels a
+  linear η overshoots into the reverse bias. η and D3 are tiny and learn at 10× the GAN's rate.
 
 Neither model is differentially private: their output depends on every training record without any bound.
 """
