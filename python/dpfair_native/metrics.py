@@ -556,3 +556,64 @@ for _name in __all__:
     if _name not in ("GroupMetric", "CostOfPrivacy"):
         globals()[_name] = _accepts_dask(globals()[_name])
 del _name
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# data-level metrics for synthetic data (thesis ch. 6-7): balanced error rate, distances between joint distributions
+
+__all__ += ["balanced_error_rate", "joint_distribution_distance", "chi_square_distance"]
+
+
+def balanced_error_rate(y_true, y_pred, *, sample_weight=None) -> float:
+    """BER = ½ (FPR + FNR) = 1 − balanced accuracy, for binary labels, in [0, 1].
+
+    The thesis (ch. 6) predicts s from x with a classifier and reports its BER: 0.5 means x carries no linear
+    information about s (the ideal for fair data), small values mean s is easy to recover.
+    """
+    return 1.0 - balanced_accuracy(y_true, y_pred, sample_weight=sample_weight)
+
+
+def _row_counts(rows, name: str):
+    R = np.asarray(rows)
+    if R.ndim == 1:
+        R = R[:, None]
+    if R.ndim != 2 or R.shape[0] == 0:
+        raise ValueError(f"{name} must be a non-empty 2-D array of discrete records (n, d), got shape {R.shape}")
+    keys, counts = np.unique(R.astype(str), axis=0, return_counts=True)
+    return {tuple(k): int(c) for k, c in zip(keys, counts)}, R.shape
+
+
+def _paired_counts(real, generated):
+    a, sa = _row_counts(real, "real")
+    b, sb = _row_counts(generated, "generated")
+    if sa[1] != sb[1]:
+        raise ValueError(f"real and generated have different numbers of columns: {sa[1]} and {sb[1]}")
+    keys = sorted(set(a) | set(b))
+    ca = np.array([a.get(k, 0) for k in keys], dtype=np.float64)
+    cb = np.array([b.get(k, 0) for k in keys], dtype=np.float64)
+    return ca, cb
+
+
+def joint_distribution_distance(real, generated) -> float:
+    """Euclidean (L2) distance between the empirical PMFs of two sets of discrete records.
+
+    ``dist = sqrt(Σ_v (p(v) − q(v))²)`` over every record value v seen in either set (columns compared as
+    strings, so codes and labels both work). The thesis' dist(X, Y) in Table 6.1. 0 for identical distributions,
+    at most √2.
+    """
+    ca, cb = _paired_counts(real, generated)
+    return float(np.sqrt(np.sum((ca / ca.sum() - cb / cb.sum()) ** 2)))
+
+
+def chi_square_distance(real, generated) -> float:
+    """Pearson's χ² of the generated records against the real joint distribution.
+
+    ``χ² = Σ_v (O_v − E_v)² / E_v`` with O_v the count of record v in ``generated`` and E_v = m · p_real(v) its
+    expected count (m generated records). Record values never seen in ``real`` have E_v = 0 and are left out of
+    the sum (their mass still lowers the O_v of the others); the thesis (Table 7.1) reports this utility
+    measure, smaller is better.
+    """
+    ca, cb = _paired_counts(real, generated)
+    expected = cb.sum() * ca / ca.sum()
+    seen = expected > 0
+    return float(np.sum((cb[seen] - expected[seen]) ** 2 / expected[seen]))

@@ -53,6 +53,8 @@ REGISTRY: Dict[str, Union[str, Callable]] = {
     "dpne": ".dpne",
     "privpc": ".privpc",
     "frontier": ".frontier",
+    "fairgan": ".fairgan",
+    "cfgan": ".cfgan",
 }
 
 
