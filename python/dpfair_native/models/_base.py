@@ -15,7 +15,13 @@ from typing import Any, Dict, Optional
 
 import numpy as np
 
-from .._validation import check_binary_labels, check_random_state, check_sensitive_features, check_X
+from .._validation import (
+    check_binary_labels,
+    check_random_state,
+    check_sensitive_features,
+    check_X,
+    validate_params,
+)
 from ..domain import FeatureDomain
 from ..distributed import is_dask_collection  # no Dask import: the module imports Dask only when used
 
@@ -73,6 +79,8 @@ class DPClassifierBase:
     _may_score_poorly = True
     # scipy.sparse X (CSR kernels); an estimator without a sparse path sets False and its fit refuses sparse X
     _accepts_sparse = True
+    # parameter name -> allowed forms (see dpfair_native._validation), checked once at the start of fit
+    _parameter_constraints: Dict[str, list] = {}
 
     # -- scikit-learn parameter protocol -------------------------------------------------------------------
     @classmethod
@@ -152,7 +160,10 @@ class DPClassifierBase:
 
     # -- fitting ---------------------------------------------------------------------------------------------
     def fit(self, X, y, *, sensitive_features=None, sample_weight=None):
-        """Fit on X (n, d), binary labels y and (keyword-only) sensitive_features; returns self."""
+        """Fit on X (n, d), binary labels y and (keyword-only) sensitive_features; returns self.
+
+        The parameters are checked against ``_parameter_constraints`` first, before any data is read."""
+        validate_params(self)
         if sample_weight is not None:
             raise ValueError(
                 f"{type(self).__name__} does not support sample_weight: weights change the sensitivity; "

@@ -12,26 +12,41 @@ lies between them, and when ε_s < ε_n it is below ε_n — less than what the 
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 
-from .._validation import check_delta, check_epsilon
-from ._functional_core import NoiseBlock, monomial_mask
-from .functional import (
+from .._validation import NON_NEGATIVE, POSITIVE_OR_INF, PROBABILITY
+from ._functional_base import (
+    COMMON_CONSTRAINTS,
     MEAN_SHARE,
-    _common_init,
-    _FunctionalBase,
-    _joint_block,
-    _sqrt2_offdiagonal,
+    SENSITIVE_MEAN,
+    FunctionalBase,
+    ReleasePlan,
     ding_sensitivity_l2,
+    init_common,
+    joint_block,
+    sqrt2_offdiagonal,
 )
+from ._functional_core import NoiseBlock, monomial_mask
 
 __all__ = ["PDFC", "ADFC"]
 
 
-class _DingBase(_FunctionalBase):
+class _DingBase(FunctionalBase):
     _fair = True
     _faithful_offset = True
     requires_sensitive_features = True
+    _parameter_constraints = {
+        **COMMON_CONSTRAINTS,
+        "epsilon_s": [POSITIVE_OR_INF],
+        "epsilon_n": [POSITIVE_OR_INF],
+        "attribute": [str, Integral],  # a column index, a feature name or "random": checked against the domain in fit
+        "tau": [NON_NEGATIVE],
+        "paper_faithful": ["boolean"],
+        "sensitive_mean": SENSITIVE_MEAN,
+        "declared_groups": ["array-like", None],
+    }
 
     def _column(self, ctx, rng) -> int:
         attr = self.attribute
@@ -54,6 +69,11 @@ class _DingBase(_FunctionalBase):
         eps = self._eps_s / d + (d - 1) * self._eps_n / d
         delta = 1.0 - (1.0 - self._delta_s) * (1.0 - self._delta_n)
         return float(eps), float(delta)
+
+    def _fit_rows(self, rows, group_labels, rng):
+        out = super()._fit_rows(rows, group_labels, rng)
+        out["attribute_"] = self._attribute_index
+        return out
 
     def _masks(self, ctx, rng):
         col = self._column(ctx, rng)
@@ -82,15 +102,15 @@ class PDFC(_DingBase):
         self.tau = tau
         self.sensitive_mean = sensitive_mean
         self.declared_groups = declared_groups
-        _common_init(self, paper_faithful=paper_faithful, domain=domain, domain_policy=domain_policy,
-                     fit_intercept=fit_intercept, ridge=ridge, backend=backend, n_threads=n_threads,
-                     random_state=random_state, accountant=accountant, secure=secure)
+        self.paper_faithful = paper_faithful
+        init_common(self, domain=domain, domain_policy=domain_policy, fit_intercept=fit_intercept, ridge=ridge,
+                    backend=backend, n_threads=n_threads, random_state=random_state, accountant=accountant,
+                    secure=secure)
 
     def _plan(self, ctx, rng):
         from ..domain import paper_sensitivity_pflr
 
-        eps_s = check_epsilon(self.epsilon_s, "epsilon_s", allow_inf=True)
-        eps_n = check_epsilon(self.epsilon_n, "epsilon_n", allow_inf=True)
+        eps_s, eps_n = float(self.epsilon_s), float(self.epsilon_n)
         self._eps_s, self._eps_n, self._delta_s, self._delta_n = eps_s, eps_n, 0.0, 0.0
         col, phi_s = self._masks(ctx, rng)
         if ctx.faithful:
@@ -100,21 +120,15 @@ class PDFC(_DingBase):
                 NoiseBlock("phi_s", phi_s, "laplace", sens, eps_s),
                 NoiseBlock("phi_n", ~phi_s, "laplace", sens, eps_n - count_eps if np.isfinite(eps_n) else eps_n),
             ]
-            return blocks, None, count_eps
-        self._tau()
+            return ReleasePlan(blocks, None, count_eps)
         k = ctx.n_group_stats
         sens_s, sens_n = ctx.model_domain.functional_sensitivity_split(col, norm="l1")
         blocks = [
             NoiseBlock("phi_s", ctx.mask_coef(phi_s, n_stats=k), "laplace", float(sens_s), eps_s),
-            _joint_block(self, ctx, eps_n, "laplace", None, coef_mask=~phi_s, coef_sens=float(sens_n),
+            joint_block(self, ctx, eps_n, "laplace", None, coef_mask=~phi_s, coef_sens=float(sens_n),
                          label="phi_n+group_stats"),
         ]
-        return blocks, "group", 0.0
-
-    def _fit_rows(self, rows, group_labels, rng):
-        out = super()._fit_rows(rows, group_labels, rng)
-        out["attribute_"] = self._attribute_index
-        return out
+        return ReleasePlan(blocks, "group")
 
 
 class ADFC(_DingBase):
@@ -128,6 +142,12 @@ class ADFC(_DingBase):
     privacy_spent_ = (ε_s + ε_n, δ_s + δ_n); epsilon_claimed_/delta_claimed_ are the paper's figures.
     """
 
+    _parameter_constraints = {
+        **_DingBase._parameter_constraints,
+        "delta_s": [PROBABILITY],
+        "delta_n": [PROBABILITY],
+    }
+
     def __init__(self, *, epsilon_s=0.5, delta_s=5e-6, epsilon_n=0.5, delta_n=5e-6, attribute="random", tau=0.1,
                  paper_faithful=False, sensitive_mean=None, domain=None, domain_policy="clip", fit_intercept=True,
                  ridge="auto", backend="native", n_threads=None, random_state=None, secure=False,
@@ -140,15 +160,14 @@ class ADFC(_DingBase):
         self.tau = tau
         self.sensitive_mean = sensitive_mean
         self.declared_groups = declared_groups
-        _common_init(self, paper_faithful=paper_faithful, domain=domain, domain_policy=domain_policy,
-                     fit_intercept=fit_intercept, ridge=ridge, backend=backend, n_threads=n_threads,
-                     random_state=random_state, accountant=accountant, secure=secure)
+        self.paper_faithful = paper_faithful
+        init_common(self, domain=domain, domain_policy=domain_policy, fit_intercept=fit_intercept, ridge=ridge,
+                    backend=backend, n_threads=n_threads, random_state=random_state, accountant=accountant,
+                    secure=secure)
 
     def _plan(self, ctx, rng):
-        eps_s = check_epsilon(self.epsilon_s, "epsilon_s", allow_inf=True)
-        eps_n = check_epsilon(self.epsilon_n, "epsilon_n", allow_inf=True)
-        delta_s = check_delta(self.delta_s, "delta_s")
-        delta_n = check_delta(self.delta_n, "delta_n")
+        eps_s, eps_n = float(self.epsilon_s), float(self.epsilon_n)
+        delta_s, delta_n = float(self.delta_s), float(self.delta_n)
         self._eps_s, self._eps_n, self._delta_s, self._delta_n = eps_s, eps_n, delta_s, delta_n
         col, phi_s = self._masks(ctx, rng)
         if ctx.faithful:
@@ -156,22 +175,16 @@ class ADFC(_DingBase):
             count_eps = 0.0 if self.sensitive_mean is not None else MEAN_SHARE * eps_n
             blocks = [
                 NoiseBlock("phi_s", phi_s, "gaussian", sens, eps_s, delta_s, calibration="extended",
-                           weights=_sqrt2_offdiagonal(ctx, phi_s)),
+                           weights=sqrt2_offdiagonal(ctx, phi_s)),
                 NoiseBlock("phi_n", ~phi_s, "gaussian", sens, eps_n - count_eps if np.isfinite(eps_n) else eps_n,
-                           delta_n, calibration="extended", weights=_sqrt2_offdiagonal(ctx, ~phi_s)),
+                           delta_n, calibration="extended", weights=sqrt2_offdiagonal(ctx, ~phi_s)),
             ]
-            return blocks, None, count_eps
-        self._tau()
+            return ReleasePlan(blocks, None, count_eps)
         k = ctx.n_group_stats
         sens_s, sens_n = ctx.model_domain.functional_sensitivity_split(col, norm="l2")
         blocks = [
             NoiseBlock("phi_s", ctx.mask_coef(phi_s, n_stats=k), "gaussian", float(sens_s), eps_s, delta_s),
-            _joint_block(self, ctx, eps_n, "gaussian", delta_n, coef_mask=~phi_s, coef_sens=float(sens_n),
+            joint_block(self, ctx, eps_n, "gaussian", delta_n, coef_mask=~phi_s, coef_sens=float(sens_n),
                          label="phi_n+group_stats"),
         ]
-        return blocks, "group", 0.0
-
-    def _fit_rows(self, rows, group_labels, rng):
-        out = super()._fit_rows(rows, group_labels, rng)
-        out["attribute_"] = self._attribute_index
-        return out
+        return ReleasePlan(blocks, "group")

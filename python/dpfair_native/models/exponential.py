@@ -32,12 +32,11 @@ pass ``declared_groups``.
 
 from __future__ import annotations
 
-import numbers
 from typing import Any, Dict
 
 import numpy as np
 
-from .._validation import check_epsilon
+from .._validation import BACKEND, POSITIVE, POSITIVE_INT, StrOptions
 from ._base import DPClassifierBase
 
 __all__ = ["ExponentialMechanismFairLearner", "random_linear_candidates", "fair_utility_sensitivity"]
@@ -142,6 +141,19 @@ class ExponentialMechanismFairLearner(DPClassifierBase):
 
     requires_sensitive_features = True
 
+    _parameter_constraints = {
+        "epsilon": [POSITIVE],
+        "min_group_positives": [POSITIVE_INT, "array-like", None],  # None: refused in _fit with how to declare it
+        "candidates": ["array-like", None],
+        "n_candidates": [POSITIVE_INT],
+        "on_small_group": [StrOptions(set(_SMALL_GROUP_POLICIES))],
+        "declared_groups": ["array-like", None],
+        "random_state": ["random_state"],
+        "backend": [BACKEND],
+        "n_threads": [POSITIVE_INT, None],
+        "secure": ["boolean"],
+    }
+
     def __init__(
         self,
         epsilon: float = 1.0,
@@ -170,19 +182,12 @@ class ExponentialMechanismFairLearner(DPClassifierBase):
     def _fit(self, X, y, groups, group_labels, rng) -> Dict[str, Any]:
         from ..mechanisms import exponential_mechanism
 
-        eps = check_epsilon(self.epsilon, "epsilon")
-        if self.on_small_group not in _SMALL_GROUP_POLICIES:
-            raise ValueError(f"on_small_group must be one of {_SMALL_GROUP_POLICIES}, got {self.on_small_group!r}")
-        if self.backend not in ("native", "numpy"):
-            raise ValueError(f"backend must be 'native' or 'numpy', got {self.backend!r}")
+        eps = float(self.epsilon)
         n, d = X.shape
         K = group_labels.shape[0]
         bounds = _check_min_positives(self.min_group_positives, K)
         if self.candidates is None:
-            nc = self.n_candidates
-            if isinstance(nc, (bool, np.bool_)) or not isinstance(nc, (numbers.Integral, np.integer)) or nc < 1:
-                raise ValueError(f"n_candidates must be a positive int, got {nc!r}")
-            cands = random_linear_candidates(int(nc), d, rng)
+            cands = random_linear_candidates(int(self.n_candidates), d, rng)
         else:
             cands = _check_candidates(self.candidates, d)
         utilities, positives = fair_utilities(X.astype(np.float64, copy=False), y, groups, K, cands, bounds)
@@ -193,8 +198,6 @@ class ExponentialMechanismFairLearner(DPClassifierBase):
                 "declared; declare a smaller bound, or use on_small_group='clamp' (DP on every dataset)"
             )
         sensitivity = fair_utility_sensitivity(n, bounds)
-        if not isinstance(self.secure, (bool, np.bool_)):
-            raise ValueError(f"secure must be True or False, got {self.secure!r}")
         if self.secure:  # exact permute-and-flip on grid-rounded utilities (mechanisms.permute_and_flip_secure)
             from ..mechanisms import permute_and_flip_secure
 

@@ -37,14 +37,22 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from numbers import Real
 from typing import Optional, Tuple
 
 import numpy as np
 
 from .. import kernels
-from .._validation import check_delta, check_epsilon, check_positive, check_sensitive_features
+from .._validation import POSITIVE, POSITIVE_INT, Interval, check_positive, check_sensitive_features
 from ._base import DPClassifierBase
-from .dpsgd import DEFAULT_LEARNING_RATE, calibrate_dpsgd_noise, dpsgd_privacy_spent, poisson_batches
+from .dpsgd import (
+    DEFAULT_ACCOUNTANT_METHOD,
+    DEFAULT_LEARNING_RATE,
+    _DPSGDBase,
+    calibrate_dpsgd_noise,
+    dpsgd_privacy_spent,
+    poisson_batches,
+)
 
 __all__ = [
     "FairDPClassifier",
@@ -137,12 +145,6 @@ class FairDPCertificate:
     mc_error: Optional[float] = None
 
 
-def _check_count(value, name: str) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    return int(value)
-
-
 def _per_group(value, K: int, name: str, *, upper: Optional[float] = None) -> np.ndarray:
     arr = np.atleast_1d(np.asarray(value, dtype=np.float64))
     if arr.ndim != 1 or arr.shape[0] not in (1, K):
@@ -175,6 +177,17 @@ class FairDPClassifier(DPClassifierBase):
     """
 
     requires_sensitive_features = True
+    _parameter_constraints = {
+        **{k: v for k, v in _DPSGDBase._parameter_constraints.items() if k not in ("batch_size", "l2")},
+        **_DPSGDBase._own_parameters,
+        "clip_norm": [POSITIVE, "array-like"],  # one per group: checked against K in _fit
+        "sample_rate": [Interval(Real, 0, 1, closed="right"), "array-like"],
+        "weight_bound": [POSITIVE],
+        "n_models": [POSITIVE_INT],
+        "group_sizes": ["array-like", None],
+        "count_noise_multiplier": [POSITIVE, None],
+        "declared_groups": ["array-like", None],
+    }
 
     def __init__(
         self,
@@ -195,6 +208,7 @@ class FairDPClassifier(DPClassifierBase):
         random_state=None,
         n_threads: Optional[int] = None,
         secure: bool = False,
+        accountant_method: str = DEFAULT_ACCOUNTANT_METHOD,
     ):
         self.noise_multiplier = noise_multiplier
         self.target_epsilon = target_epsilon
@@ -212,19 +226,15 @@ class FairDPClassifier(DPClassifierBase):
         self.random_state = random_state
         self.n_threads = n_threads
         self.secure = secure
+        self.accountant_method = accountant_method
 
     # -- fit -----------------------------------------------------------------------------------------------
     def _fit(self, X, y, groups, group_labels, rng):
         n, d = X.shape
         K = group_labels.shape[0]
-        delta = check_delta(self.delta, "delta")
+        delta, M, epochs, N = float(self.delta), float(self.weight_bound), int(self.epochs), int(self.n_models)
         C = _per_group(self.clip_norm, K, "clip_norm")
-        M = check_positive(self.weight_bound, "weight_bound")
         q = _per_group(self.sample_rate, K, "sample_rate", upper=1.0)
-        epochs = _check_count(self.epochs, "epochs")
-        N = _check_count(self.n_models, "n_models")
-        if self.backend not in ("native", "numpy"):
-            raise ValueError(f"backend must be 'native' or 'numpy', got {self.backend!r}")
         steps = epochs * max(1, int(round(1.0 / float(q.max()))))
         from .dpsgd import _secure_keys
 
@@ -233,17 +243,17 @@ class FairDPClassifier(DPClassifierBase):
         count_sigma = None
         if self.group_sizes is not None:
             sizes = _per_group(self.group_sizes, K, "group_sizes")
+        elif self.count_noise_multiplier is None:
+            raise ValueError("give group_sizes (public n_k) or count_noise_multiplier (noisy counts); both are None")
         else:
-            count_sigma = check_positive(self.count_noise_multiplier, "count_noise_multiplier")
+            count_sigma = float(self.count_noise_multiplier)
         if self.target_epsilon is not None:
-            target = check_epsilon(self.target_epsilon, "target_epsilon")
-            sigma = calibrate_dpsgd_noise(target, delta, float(q.max()), steps,
-                                          () if count_sigma is None else (count_sigma,), secure=keys is not None)
+            sigma = calibrate_dpsgd_noise(float(self.target_epsilon), delta, float(q.max()), steps,
+                                          () if count_sigma is None else (count_sigma,), secure=keys is not None,
+                                          method=self.accountant_method)
         else:
             sigma = float(self.noise_multiplier)
-            if not np.isfinite(sigma) or sigma < 0:
-                raise ValueError(f"noise_multiplier must be a finite number >= 0 (0: non-private), got {sigma!r}")
-        eta = 1.0 / math.sqrt(steps) if self.learning_rate is None else check_positive(self.learning_rate, "learning_rate")
+        eta = 1.0 / math.sqrt(steps) if self.learning_rate is None else float(self.learning_rate)
 
         if count_sigma is not None:  # Gaussian release of the group-count histogram (L2 sensitivity 1)
             counts = np.bincount(groups, minlength=K).astype(np.float64)
@@ -293,7 +303,7 @@ class FairDPClassifier(DPClassifierBase):
         w_norm = float(np.linalg.norm(theta[:d]))
         w_clipped = min(w_norm, M)  # what step T used (the loop clips w on entry)
         spent = dpsgd_privacy_spent(float(q.max()), sigma, steps, delta, () if count_sigma is None else (count_sigma,),
-                                    secure=keys is not None)
+                                    secure=keys is not None, method=self.accountant_method)
         return {
             "coef_": members[:, :d].mean(axis=0),
             "intercept_": float(members[:, d].mean()),

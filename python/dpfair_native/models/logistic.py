@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import kernels
+from .._validation import BACKEND, NON_NEGATIVE, POSITIVE, POSITIVE_INT
 from ._base import DPClassifierBase
 
 __all__ = ["LogisticRegression", "FairLogisticRegression"]
@@ -18,7 +19,7 @@ __all__ = ["LogisticRegression", "FairLogisticRegression"]
 
 def _fit_newton(est, X, y, constraint=None):
     """Fitted attributes of argmin Σ_i log(1 + e^{z_i}) − y_i z_i + (α/2)‖coef‖² (z = x_iᵀcoef + intercept),
-    optionally s.t. |aᵀw| <= τ; the kernel validates alpha, tol, max_iter and the constraint."""
+    optionally s.t. |aᵀw| <= τ (the parameters were validated by ``fit``)."""
     fit = kernels.logistic_newton(
         X, y, alpha=est.alpha, fit_intercept=bool(est.fit_intercept), constraint=constraint, max_iter=int(est.max_iter),
         tol=est.tol, n_threads=est.n_threads, backend=est.backend,
@@ -41,6 +42,16 @@ class LogisticRegression(DPClassifierBase):
     """
 
     _may_score_poorly = False  # exact, non-private
+    _parameter_constraints = {
+        "alpha": [NON_NEGATIVE],
+        "fit_intercept": ["boolean"],
+        "max_iter": [POSITIVE_INT],
+        "tol": [POSITIVE],
+        "backend": [BACKEND],
+        "n_threads": [POSITIVE_INT, None],
+        "random_state": ["random_state"],
+        "accountant": [None, object],  # any object is refused in _fit, with the reason (not private)
+    }
 
     def __init__(self, *, alpha=1e-4, fit_intercept=True, max_iter=50, tol=1e-8, backend="native", n_threads=None,
                  random_state=None, accountant=None):
@@ -78,6 +89,11 @@ class FairLogisticRegression(LogisticRegression):
     requires_sensitive_features = True
 
     _may_score_poorly = True  # the fairness constraint trades accuracy
+    _parameter_constraints = {
+        **LogisticRegression._parameter_constraints,
+        "tau": [NON_NEGATIVE],
+        "declared_groups": ["array-like", None],
+    }
 
     def __init__(self, *, tau=0.0, alpha=1e-4, fit_intercept=True, max_iter=50, tol=1e-8, backend="native",
                  n_threads=None, random_state=None, accountant=None, declared_groups=None):
@@ -89,8 +105,6 @@ class FairLogisticRegression(LogisticRegression):
     def _fit(self, X, y, groups, group_labels, rng):
         self._refuse_accountant()
         tau = float(self.tau)
-        if not np.isfinite(tau) or tau < 0:
-            raise ValueError(f"tau must be a finite number >= 0, got {self.tau!r}")
         if len(group_labels) != 2:
             raise ValueError(
                 f"FairLogisticRegression needs exactly two groups in sensitive_features, got {len(group_labels)}"
