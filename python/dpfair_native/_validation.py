@@ -180,11 +180,9 @@ BACKEND = StrOptions({"native", "numpy"})
 
 def check_int(value, name: str, *, minimum: int = 1) -> int:
     """An integer (not bool) >= ``minimum``, for function arguments (estimators declare theirs in a table)."""
-    if not _is_number(value, numbers.Integral):
-        raise InvalidParameterError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    if value < minimum:
-        raise InvalidParameterError(
-            f"{name} must be {'a positive integer' if minimum == 1 else f'an integer >= {minimum}'}, got {value!r}")
+    if not _is_number(value, numbers.Integral) or value < minimum:
+        what = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
+        raise InvalidParameterError(f"{name} must be {what}, got {value!r}")
     return int(value)
 
 

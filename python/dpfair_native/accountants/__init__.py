@@ -48,7 +48,6 @@ from .pld import PLDAccountant, PrivacyLossDistribution
 from .rdp import (
     DEFAULT_RDP_ORDERS,
     RDPAccountant,
-    RDPEvent,
     rdp_gaussian,
     rdp_laplace,
     rdp_of_event,
@@ -69,7 +68,6 @@ __all__ = [
     "rdp_of_event",
     "rdp_to_epsilon",
     "rdp_to_delta",
-    "RDPEvent",
     "RDPAccountant",
     "PLDAccountant",
     "PrivacyLossDistribution",

@@ -22,8 +22,10 @@ from .._validation import (
     check_X,
     validate_params,
 )
+from ..distributed import (
+    is_dask_collection,  # no Dask import: the module imports Dask only when used
+)
 from ..domain import FeatureDomain
-from ..distributed import is_dask_collection  # no Dask import: the module imports Dask only when used
 
 
 class NotFittedError(ValueError, AttributeError):

@@ -379,3 +379,63 @@ class FunctionalBase(DPClassifierBase):
                                                        random_state=rng if keys is None else keys.next(),
                                                        secure=keys is not None)[0])
         return float(np.clip(count / n, 0.0, 1.0))
+
+
+_COMMON_PARAMETERS = """\
+    domain : FeatureDomain or None, default None
+        The declared feature domain the sensitivities come from; None: the domain a DomainEncoder's output carries,
+        else [0, 1]^d.
+    domain_policy : {"clip", "raise"}, default "clip"
+        Rows outside the domain are projected into it, or refused.
+    fit_intercept : bool, default True
+        Add a constant-1 column (library mode; the paper-faithful mode has none).
+    ridge : "auto" or float >= 0, default "auto"
+        "auto": a factor times the public spectral scale of the noise (0 in the paper-faithful mode).
+    backend : {"native", "numpy"}, default "native"
+    n_threads : int or None, default None
+    random_state : int, numpy Generator or None, default None
+    secure : bool, default False
+        Exact discrete noise on a rounding grid (see ``FunctionalBase``).
+    accountant : BudgetAccountant or None, default None
+        Checked before the release and charged with ``privacy_spent_`` after it.
+"""
+
+_COMMON_ATTRIBUTES = """\
+    coef_ : ndarray (d,)
+    intercept_ : float
+    classes_ : ndarray (2,)
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when X had string column names.
+    privacy_spent_ : (float, float)
+        (ε, δ) of the release by basic composition of its blocks (and the s̄ count).
+    noisy_coefficients_ : ndarray (P,)
+        The released packed Taylor coefficients.
+    noise_scale_ : ndarray (P,)
+        Laplace scale or Gaussian σ per coefficient.
+    sensitivity_ : dict
+        Block label -> the sensitivity its noise was calibrated to.
+    release_ : FunctionalRelease
+        Everything released (coefficients, group statistics, noise scales).
+    solution_ : object
+        The solver's result for the repaired noisy quadratic.
+    ridge_ : float
+    constraint_ : (ndarray, float) or None
+        (μ̃, tau) of the fairness constraint |μ̃ᵀw| <= tau, when one was applied.
+    sensitive_mean_ : float or None
+        s̄ of the paper-faithful fair variants (public or from a noisy count).
+"""
+
+
+def document(own_parameters: str, own_attributes: str = ""):
+    """Class decorator: numpydoc Parameters and Attributes (the estimator's own, then the family's common ones)
+    after the docstring's first line; the rest of the docstring (the math) becomes its Notes."""
+
+    def decorate(cls):
+        summary, _, rest = cls.__doc__.partition("\n")
+        cls.__doc__ = (f"{summary}\n\n    Parameters\n    ----------\n{own_parameters}{_COMMON_PARAMETERS}\n"
+                       f"    Attributes\n    ----------\n{_COMMON_ATTRIBUTES}{own_attributes}\n"
+                       f"    Notes\n    -----\n{rest.lstrip(chr(10))}")
+        return cls
+
+    return decorate

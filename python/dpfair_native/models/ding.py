@@ -24,6 +24,7 @@ from ._functional_base import (
     FunctionalBase,
     ReleasePlan,
     ding_sensitivity_l2,
+    document,
     init_common,
     joint_block,
     sqrt2_offdiagonal,
@@ -70,6 +71,35 @@ class _DingBase(FunctionalBase):
         delta = 1.0 - (1.0 - self._delta_s) * (1.0 - self._delta_n)
         return float(eps), float(delta)
 
+    _mechanism = "laplace"  # PDFC; ADFC: "gaussian"
+
+    def _deltas(self):
+        """(δ_s, δ_n): 0 for the pure-DP PDFC."""
+        return 0.0, 0.0
+
+    def _faithful_blocks(self, ctx, phi_s, eps_s, eps_n):
+        """The paper's two blocks (its sensitivity formula and calibration), ε_n net of the s̄ count."""
+        raise NotImplementedError
+
+    def _plan(self, ctx, rng):
+        """Φ_s with (ε_s, δ_s); Φ_n with (ε_n, δ_n) — in the library mode joined by the group statistics."""
+        eps_s, eps_n = float(self.epsilon_s), float(self.epsilon_n)
+        delta_s, delta_n = self._deltas()
+        self._eps_s, self._eps_n, self._delta_s, self._delta_n = eps_s, eps_n, delta_s, delta_n
+        col, phi_s = self._masks(ctx, rng)
+        if ctx.faithful:
+            count_eps = 0.0 if self.sensitive_mean is not None else MEAN_SHARE * eps_n
+            rest = eps_n - count_eps if np.isfinite(eps_n) else eps_n
+            return ReleasePlan(self._faithful_blocks(ctx, phi_s, eps_s, rest), None, count_eps)
+        mech = self._mechanism
+        sens_s, sens_n = ctx.model_domain.functional_sensitivity_split(col, norm="l1" if mech == "laplace" else "l2")
+        blocks = [
+            NoiseBlock("phi_s", ctx.mask_coef(phi_s, n_stats=ctx.n_group_stats), mech, float(sens_s), eps_s, delta_s),
+            joint_block(self, ctx, eps_n, mech, delta_n, coef_mask=~phi_s, coef_sens=float(sens_n),
+                        label="phi_n+group_stats"),
+        ]
+        return ReleasePlan(blocks, "group")
+
     def _fit_rows(self, rows, group_labels, rng):
         out = super()._fit_rows(rows, group_labels, rng)
         out["attribute_"] = self._attribute_index
@@ -82,6 +112,30 @@ class _DingBase(FunctionalBase):
         return col, phi_s
 
 
+@document(
+    """    epsilon_s : float > 0 or inf, default 0.5
+        Budget of Φ_s (the monomials with w_s).
+    epsilon_n : float > 0 or inf, default 0.5
+        Budget of Φ_n (the rest).
+    attribute : int, str or "random", default "random"
+        x_s: a column index, a feature name of the domain, or a public random choice.
+    tau : float >= 0, default 0.1
+        Bound on |μ̃ᵀw| (decision-score units).
+    paper_faithful : bool, default False
+        Run the published algorithm (domain [0, 1]^d, the paper's sensitivity and calibration, no intercept).
+    sensitive_mean : float in [0, 1] or None, default None
+        Public share of group 1 for the paper-faithful s̄; None: a noisy count.
+    declared_groups : array-like or None, default None
+        Public group labels (exactly two).
+""",
+    """    groups_ : ndarray (2,)
+    attribute_ : int
+        The index of x_s.
+    epsilon_claimed_ : float
+        The paper's ε figure ε_s/d + (d − 1)ε_n/d (not a valid bound).
+    delta_claimed_ : float
+        The paper's δ figure.
+""")
 class PDFC(_DingBase):
     """PDFC (Ding et al. Algorithm 1): Laplace noise with budget ε_s on Φ_s and ε_n on Φ_n.
 
@@ -107,30 +161,40 @@ class PDFC(_DingBase):
                     backend=backend, n_threads=n_threads, random_state=random_state, accountant=accountant,
                     secure=secure)
 
-    def _plan(self, ctx, rng):
-        from ..domain import paper_sensitivity_pflr
+    def _faithful_blocks(self, ctx, phi_s, eps_s, eps_n):
+        from ..paper_formulas import paper_sensitivity_pflr
 
-        eps_s, eps_n = float(self.epsilon_s), float(self.epsilon_n)
-        self._eps_s, self._eps_n, self._delta_s, self._delta_n = eps_s, eps_n, 0.0, 0.0
-        col, phi_s = self._masks(ctx, rng)
-        if ctx.faithful:
-            sens = float(paper_sensitivity_pflr(ctx.d))
-            count_eps = 0.0 if self.sensitive_mean is not None else MEAN_SHARE * eps_n
-            blocks = [
-                NoiseBlock("phi_s", phi_s, "laplace", sens, eps_s),
-                NoiseBlock("phi_n", ~phi_s, "laplace", sens, eps_n - count_eps if np.isfinite(eps_n) else eps_n),
-            ]
-            return ReleasePlan(blocks, None, count_eps)
-        k = ctx.n_group_stats
-        sens_s, sens_n = ctx.model_domain.functional_sensitivity_split(col, norm="l1")
-        blocks = [
-            NoiseBlock("phi_s", ctx.mask_coef(phi_s, n_stats=k), "laplace", float(sens_s), eps_s),
-            joint_block(self, ctx, eps_n, "laplace", None, coef_mask=~phi_s, coef_sens=float(sens_n),
-                         label="phi_n+group_stats"),
-        ]
-        return ReleasePlan(blocks, "group")
+        sens = float(paper_sensitivity_pflr(ctx.d))
+        return [NoiseBlock("phi_s", phi_s, "laplace", sens, eps_s),
+                NoiseBlock("phi_n", ~phi_s, "laplace", sens, eps_n)]
 
 
+@document(
+    """    epsilon_s : float > 0 or inf, default 0.5
+    delta_s : float in (0, 1), default 5e-6
+        (ε_s, δ_s) of Φ_s (the monomials with w_s).
+    epsilon_n : float > 0 or inf, default 0.5
+    delta_n : float in (0, 1), default 5e-6
+        (ε_n, δ_n) of Φ_n (the rest).
+    attribute : int, str or "random", default "random"
+        x_s: a column index, a feature name of the domain, or a public random choice.
+    tau : float >= 0, default 0.1
+        Bound on |μ̃ᵀw| (decision-score units).
+    paper_faithful : bool, default False
+        Run the published algorithm (domain [0, 1]^d, the paper's sensitivity and calibration, no intercept).
+    sensitive_mean : float in [0, 1] or None, default None
+        Public share of group 1 for the paper-faithful s̄; None: a noisy count.
+    declared_groups : array-like or None, default None
+        Public group labels (exactly two).
+""",
+    """    groups_ : ndarray (2,)
+    attribute_ : int
+        The index of x_s.
+    epsilon_claimed_ : float
+        The paper's ε figure ε_s/d + (d − 1)ε_n/d (not a valid bound).
+    delta_claimed_ : float
+        The paper's δ figure.
+""")
 class ADFC(_DingBase):
     """ADFC (Ding et al. Algorithm 3): Gaussian noise, (ε_s, δ_s) on Φ_s and (ε_n, δ_n) on Φ_n.
 
@@ -142,6 +206,7 @@ class ADFC(_DingBase):
     privacy_spent_ = (ε_s + ε_n, δ_s + δ_n); epsilon_claimed_/delta_claimed_ are the paper's figures.
     """
 
+    _mechanism = "gaussian"
     _parameter_constraints = {
         **_DingBase._parameter_constraints,
         "delta_s": [PROBABILITY],
@@ -165,26 +230,12 @@ class ADFC(_DingBase):
                     backend=backend, n_threads=n_threads, random_state=random_state, accountant=accountant,
                     secure=secure)
 
-    def _plan(self, ctx, rng):
-        eps_s, eps_n = float(self.epsilon_s), float(self.epsilon_n)
-        delta_s, delta_n = float(self.delta_s), float(self.delta_n)
-        self._eps_s, self._eps_n, self._delta_s, self._delta_n = eps_s, eps_n, delta_s, delta_n
-        col, phi_s = self._masks(ctx, rng)
-        if ctx.faithful:
-            sens = ding_sensitivity_l2(ctx.d, 1.5)
-            count_eps = 0.0 if self.sensitive_mean is not None else MEAN_SHARE * eps_n
-            blocks = [
-                NoiseBlock("phi_s", phi_s, "gaussian", sens, eps_s, delta_s, calibration="extended",
+    def _deltas(self):
+        return float(self.delta_s), float(self.delta_n)
+
+    def _faithful_blocks(self, ctx, phi_s, eps_s, eps_n):
+        sens = ding_sensitivity_l2(ctx.d, 1.5)
+        return [NoiseBlock("phi_s", phi_s, "gaussian", sens, eps_s, float(self.delta_s), calibration="extended",
                            weights=sqrt2_offdiagonal(ctx, phi_s)),
-                NoiseBlock("phi_n", ~phi_s, "gaussian", sens, eps_n - count_eps if np.isfinite(eps_n) else eps_n,
-                           delta_n, calibration="extended", weights=sqrt2_offdiagonal(ctx, ~phi_s)),
-            ]
-            return ReleasePlan(blocks, None, count_eps)
-        k = ctx.n_group_stats
-        sens_s, sens_n = ctx.model_domain.functional_sensitivity_split(col, norm="l2")
-        blocks = [
-            NoiseBlock("phi_s", ctx.mask_coef(phi_s, n_stats=k), "gaussian", float(sens_s), eps_s, delta_s),
-            joint_block(self, ctx, eps_n, "gaussian", delta_n, coef_mask=~phi_s, coef_sens=float(sens_n),
-                         label="phi_n+group_stats"),
-        ]
-        return ReleasePlan(blocks, "group")
+                NoiseBlock("phi_n", ~phi_s, "gaussian", sens, eps_n, float(self.delta_n), calibration="extended",
+                           weights=sqrt2_offdiagonal(ctx, ~phi_s))]

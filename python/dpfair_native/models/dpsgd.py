@@ -15,9 +15,10 @@ Everything the fit derives from n goes through one Gaussian release of the recor
 σ_n = :data:`RECORD_COUNT_NOISE` (L2 sensitivity 1 under add/remove), made before anything else: q = min(1, b/ñ) for
 ``batch_size`` b, the step count T = epochs·round(1/q), the normaliser q·ñ. So ``sample_rate_``, ``n_steps_``,
 ``noise_multiplier_`` (calibrated to q and T) and ``privacy_spent_`` are functions of ñ and of public parameters only,
-never of n itself. ``privacy_spent_`` is the RDP accountant's ε at ``delta`` for the count release composed with the
-T subsampled steps; with ``target_epsilon`` the noise multiplier is calibrated so that this whole composition meets
-it. A non-private run (noise multiplier 0) uses the exact n.
+never of n itself. ``privacy_spent_`` is the ε at ``delta`` of the count release composed with the T subsampled
+steps (one typed event, :func:`dpsgd_release`), under the accountant ``accountant_method`` names: "pld" (default,
+privacy-loss distribution, tighter) or "rdp"; with ``target_epsilon`` the noise multiplier is calibrated under the
+same accountant so that this whole composition meets it. A non-private run (noise multiplier 0) uses the exact n.
 
 ``secure=True`` (all three, and FairDP): the noise is exact and drawn inside the native loop — per step the clipped
 sum is rounded to a grid of width γ = 2^-k (γ√(d+1) <= 1e-4·the step's sensitivity s) and γ·Z is added with Z a
@@ -42,6 +43,16 @@ from typing import Optional, Tuple
 import numpy as np
 
 from .. import kernels
+from .._validation import (
+    BACKEND,
+    NON_NEGATIVE,
+    POSITIVE,
+    POSITIVE_INT,
+    PROBABILITY,
+    Interval,
+    StrOptions,
+    check_int,
+)
 from ..accountants import (
     ACCOUNTANT_METHODS,
     ComposedEvent,
@@ -52,7 +63,6 @@ from ..accountants import (
     dpsgd_event,
     epsilon_of_event,
 )
-from .._validation import BACKEND, NON_NEGATIVE, POSITIVE, POSITIVE_INT, PROBABILITY, Interval, StrOptions, check_int
 from ._base import DPClassifierBase
 
 __all__ = [
@@ -152,7 +162,10 @@ def dpsgd_rdp(sample_rate: float, noise_multiplier: float, steps: int, count_noi
     from ..accountants import DEFAULT_RDP_ORDERS, rdp_gaussian, rdp_subsampled_gaussian
 
     if secure:
-        from .._secure_accounting import SECURE_RDP_ORDERS, rdp_subsampled_discrete_gaussian
+        from .._secure_accounting import (
+            SECURE_RDP_ORDERS,
+            rdp_subsampled_discrete_gaussian,
+        )
 
         orders = np.asarray(SECURE_RDP_ORDERS if orders is None else orders, dtype=np.float64)
         step = lambda: rdp_subsampled_discrete_gaussian(sample_rate, noise_multiplier, [int(a) for a in orders])  # noqa: E731
@@ -370,14 +383,64 @@ class _DPSGDBase(DPClassifierBase):
 class DPSGDClassifier(_DPSGDBase):
     """DP-SGD logistic regression (Abadi et al. 2016; thesis ch. 3.1.6, Algorithm 1) with Poisson sampling.
 
+    Parameters
+    ----------
+    noise_multiplier : float, default 1.0
+        σ >= 0: the noise std is σ·``clip_norm``. 0 trains non-privately (``privacy_spent_ = (inf, 0)``). Ignored
+        when ``target_epsilon`` is given.
+    target_epsilon : float or None, default None
+        Calibrate σ so that ``privacy_spent_`` meets it at ``delta`` (the smallest σ, to 1e-4, that does).
+    delta : float in (0, 1), default 1e-5
+    clip_norm : float > 0 or inf, default 1.0
+        C, the per-example gradient L2 bound (finite whenever noise is added).
+    batch_size : int or None, default 256
+        Expected batch size b: q = min(1, b/ñ). Used when ``sample_rate`` is None.
+    sample_rate : float in (0, 1] or None, default None
+        q, public; overrides ``batch_size``.
+    epochs : int, default 20
+        T = epochs·round(1/q) steps.
+    learning_rate : float or None, default :data:`DEFAULT_LEARNING_RATE`
+        None gives the thesis' 1/√T.
+    l2 : float >= 0, default 0.0
+        Ridge weight (data-independent, added after the noise).
+    backend : {"native", "numpy"}, default "native"
+    random_state : int, numpy Generator or None, default None
+    n_threads : int or None, default None
+    secure : bool, default False
+        Exact discrete Gaussian noise drawn in the native loop (module docstring); accounted by RDP.
+    accountant_method : {"pld", "rdp"}, default "pld"
+        The accountant of ``privacy_spent_`` and of the ``target_epsilon`` calibration (PLD is the tighter one).
+
+    Attributes
+    ----------
+    coef_ : ndarray (d,)
+    intercept_ : float
+    classes_ : ndarray (2,)
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when X had string column names.
+    privacy_spent_ : PrivacySpent
+        (ε, δ) of the whole fit (record count + T steps) and ``.method``, the accountant used.
+    noise_multiplier_ : float
+        σ used (calibrated when ``target_epsilon`` was given).
+    effective_noise_multiplier_ : float
+        σ of one step's whole release (= ``noise_multiplier_`` here).
+    sample_rate_ : float
+        q.
+    n_steps_ : int
+        T.
+    learning_rate_ : float
+    n_samples_estimate_ : float
+        ñ, the noisy record count (exact n in a non-private run).
+
+    Notes
+    -----
     Step t: sample each record with probability q (``sample_rate``, or q = min(1, ``batch_size``/ñ) with ñ the
     noisy record count of the module docstring); clip every per-example gradient to L2 norm C = ``clip_norm``; add
-    N(0, σ²C²·I) to the sum; divide by the expected batch size q·ñ; add l2·w; step with ``learning_rate`` (default
-    :data:`DEFAULT_LEARNING_RATE`; None gives the thesis' 1/√T, T = epochs·round(1/q) steps).
-    Privacy: add/remove-one neighbours; the record-count release and T Poisson-subsampled Gaussian steps, ε from
-    the RDP accountant at ``delta`` (``privacy_spent_``); ``n_samples_estimate_`` is ñ. With ``target_epsilon``, σ is the smallest noise multiplier reaching it
-    (``accountants.noise_multiplier_for``) and ``noise_multiplier`` is ignored. noise_multiplier = 0 trains
-    non-privately (``privacy_spent_ = (inf, 0)``). ``sensitive_features`` are accepted and unused.
+    N(0, σ²C²·I) to the sum; divide by the expected batch size q·ñ; add l2·w; step with ``learning_rate``.
+    Privacy: add/remove-one neighbours; the record-count release and T Poisson-subsampled Gaussian steps, composed
+    as one typed event and converted to ε at ``delta`` by the ``accountant_method`` accountant.
+    ``sensitive_features`` are accepted and unused.
     """
 
     _parameter_constraints = {**_DPSGDBase._parameter_constraints, **_DPSGDBase._own_parameters}
@@ -491,9 +554,47 @@ class _GroupAwareDPSGD(_DPSGDBase):
         return sigma2, 10.0 * sigma2 if sigma1 is None else sigma1
 
 
+_GROUP_AWARE_SECTIONS = """    Parameters
+    ----------
+    noise_multiplier, target_epsilon, delta, clip_norm, batch_size, sample_rate, epochs, learning_rate, l2, backend, \
+random_state, n_threads, secure, accountant_method
+        As :class:`DPSGDClassifier` (``noise_multiplier`` is σ₂ of the gradient release; with ``target_epsilon``
+        the calibrated σ is the effective σ_eff of the joint step).
+    count_noise_multiplier : float > 0 or None, default None
+        σ₁ of the per-step group-count release; None: 10·σ₂.
+    declared_groups : array-like or None, default None
+        The public group labels; None: the labels seen in ``sensitive_features``.
+
+    Attributes
+    ----------
+    coef_, intercept_, classes_, n_features_in_, feature_names_in_, privacy_spent_, noise_multiplier_, \
+sample_rate_, n_steps_, learning_rate_, n_samples_estimate_
+        As :class:`DPSGDClassifier`.
+    effective_noise_multiplier_ : float
+        σ_eff = (σ₁⁻² + σ₂⁻²)^(-1/2), the noise multiplier the accountant charges per step.
+    count_noise_multiplier_ : float
+        σ₁ used.
+    step_bounds_ : ndarray (T, K)
+        {bounds}
+    groups_ : ndarray (K,)
+        The group labels, in code order.
+
+"""
+"""The numpydoc Parameters/Attributes of DPSGD-F and Naïve; ``{bounds}`` describes ``step_bounds_``."""
+
+
+def _with_sections(cls, bounds: str):
+    """Put the shared sections into ``cls``'s docstring (at its ``<group-aware sections>`` marker)."""
+    cls.__doc__ = cls.__doc__.replace("    <group-aware sections>\n", _GROUP_AWARE_SECTIONS.replace("{bounds}", bounds))
+    return cls
+
+
 class DPSGDFClassifier(_GroupAwareDPSGD):
     """DPSGD-F (thesis ch. 9, Algorithm 7): DP-SGD with per-group clip bounds set from noisy clipping counts.
 
+    <group-aware sections>
+    Notes
+    -----
     Step t, K groups: m_k / o_k = batch rows of group k whose gradient norm is > / <= C0 (``clip_norm``),
     released with N(0, σ₁²) each (σ₁ = ``count_noise_multiplier``, default 10·σ₂); b̃_k = m̃_k + õ_k, m̃ = Σ m̃_k;
     C_k = C0·(1 + (m̃_k/b̃_k)/(m̃/b)); per-example clipping to C_{k(i)}; noise N(0, σ₂²·(max_k C_k)²) with
@@ -515,6 +616,9 @@ class DPSGDFClassifier(_GroupAwareDPSGD):
 class NaiveReweightedDPSGDClassifier(_GroupAwareDPSGD):
     """Naïve reweighting (thesis ch. 9, Algorithm 8): DP-SGD with group weights from noisy batch group sizes.
 
+    <group-aware sections>
+    Notes
+    -----
     Step t: b̃_k = b_k + N(0, σ₁²) (b_k = batch rows of group k; clamped to >= 1); θ_k = (b/K)/b̃_k; every clipped
     gradient (bound C0 = ``clip_norm``) of group k is multiplied by θ_k; noise N(0, σ₂²·(C0·max_k θ_k)²); divide
     by the expected batch size b = q·ñ. Privacy as :class:`DPSGDFClassifier` (histogram of K counts, L2
@@ -522,3 +626,7 @@ class NaiveReweightedDPSGDClassifier(_GroupAwareDPSGD):
     """
 
     _rule = "naive"
+
+
+_with_sections(DPSGDFClassifier, "The per-group clip bounds C_k used at every step.")
+_with_sections(NaiveReweightedDPSGDClassifier, "θ_k·C0, the per-group sensitivity at every step.")

@@ -43,7 +43,13 @@ from typing import Optional, Tuple
 import numpy as np
 
 from .. import kernels
-from .._validation import POSITIVE, POSITIVE_INT, Interval, check_positive, check_sensitive_features
+from .._validation import (
+    POSITIVE,
+    POSITIVE_INT,
+    Interval,
+    check_positive,
+    check_sensitive_features,
+)
 from ._base import DPClassifierBase
 from .dpsgd import (
     DEFAULT_ACCOUNTANT_METHOD,
@@ -159,21 +165,78 @@ def _per_group(value, K: int, name: str, *, upper: Optional[float] = None) -> np
 class FairDPClassifier(DPClassifierBase):
     """FairDP logistic regression (module docstring): per-group DP-SGD, aggregation, ‖w‖ <= M, DP-MC ensemble.
 
-    Parameters: ``noise_multiplier`` σ (or ``target_epsilon`` to calibrate it; then noise_multiplier is ignored);
-    ``delta``; ``clip_norm`` C (number or one per group); ``weight_bound`` M (default 5; the paper's M = 1 bounds
-    every score by ‖x‖ and gave the constant classifier on Adult; 5 was chosen on a validation split of Adult's
-    training data: accuracy 0.822, risk difference 0.16 at ε = 1; a lower M is fairer and less accurate);
-    ``sample_rate`` q (number or one per group; public); ``epochs`` (T = epochs·round(1/max_k q_k) steps, the last
-    one the DP-MC step); ``learning_rate`` η (default 2.0 as for DP-SGD; None: the paper's 1/√T); ``n_models`` N;
-    ``group_sizes`` (public n_k, one per group) or None to release noisy counts with ``count_noise_multiplier`` σ_c;
-    ``declared_groups`` (public group labels; else the labels seen in sensitive_features); ``backend``,
-    ``random_state``, ``n_threads``; ``secure`` (default False): exact discrete Gaussian noise in the loop and on
-    the group counts, accounted by the general Poisson-subsampling bound (see :mod:`dpfair_native.models.dpsgd`;
-    default False for speed and because the float path is FairDP's).
+    Parameters
+    ----------
+    noise_multiplier : float >= 0, default 1.0
+        σ (0: non-private). Ignored when ``target_epsilon`` is given.
+    target_epsilon : float or None, default None
+        Calibrate σ so that ``privacy_spent_`` meets it at ``delta``.
+    delta : float in (0, 1), default 1e-5
+    clip_norm : float or array-like (K,), default 1.0
+        C_k, one number or one per group.
+    weight_bound : float > 0, default 5.0
+        M. The paper's M = 1 bounds every score by ‖x‖ and gave the constant classifier on Adult; 5 was chosen on a
+        validation split of Adult's training data (accuracy 0.822, risk difference 0.16 at ε = 1); a lower M is
+        fairer and less accurate.
+    sample_rate : float or array-like (K,), default 0.01
+        q_k, public.
+    epochs : int, default 5
+        T = epochs·round(1/max_k q_k) steps, the last one the DP-MC step.
+    learning_rate : float or None, default 2.0
+        η (as for DP-SGD); None: the paper's 1/√T.
+    n_models : int, default 10
+        N, the DP-MC ensemble size.
+    group_sizes : array-like (K,) or None, default None
+        Public n_k; None releases noisy counts with ``count_noise_multiplier``.
+    count_noise_multiplier : float > 0 or None, default 10.0
+        σ_c of the group-count release (needed when ``group_sizes`` is None).
+    declared_groups : array-like or None, default None
+        Public group labels; None: the labels seen in ``sensitive_features``.
+    backend : {"native", "numpy"}, default "native"
+    random_state : int, numpy Generator or None, default None
+    n_threads : int or None, default None
+    secure : bool, default False
+        Exact discrete Gaussian noise in the loop and on the group counts, accounted by the general
+        Poisson-subsampling RDP bound (see :mod:`dpfair_native.models.dpsgd`).
+    accountant_method : {"pld", "rdp"}, default "pld"
+        The accountant of ``privacy_spent_`` and of the ``target_epsilon`` calibration.
 
-    Fitted: coef_, intercept_ (ensemble mean), ensemble_coef_ (N, d), ensemble_intercept_ (N,), privacy_spent_,
-    noise_multiplier_, sample_rates_ (K,), expected_batch_sizes_ (K,), n_steps_, learning_rate_,
-    group_size_estimates_ (public or noisy n_k), step_bounds_ (T−1, K) sensitivities a_k·C_k of the training steps.
+    Attributes
+    ----------
+    coef_ : ndarray (d,)
+        Ensemble mean of the member weights.
+    intercept_ : float
+        Ensemble mean of the member biases.
+    ensemble_coef_ : ndarray (N, d)
+    ensemble_intercept_ : ndarray (N,)
+    classes_ : ndarray (2,)
+    groups_ : ndarray (K,)
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when X had string column names.
+    privacy_spent_ : PrivacySpent
+        (ε, δ) and ``.method``.
+    noise_multiplier_ : float
+    count_noise_multiplier_ : float or None
+        σ_c when the group counts were released, else None.
+    sample_rates_ : ndarray (K,)
+    clip_norms_ : ndarray (K,)
+    expected_batch_sizes_ : ndarray (K,)
+        m_k = q_k·n_k (public or noisy n_k).
+    group_size_estimates_ : ndarray (K,)
+        The public or noisy n_k.
+    n_steps_ : int
+    learning_rate_ : float
+    weight_norm_before_last_step_ : float
+        min(‖w‖, M) entering the DP-MC step (for the certificate).
+    bias_before_last_step_ : float
+    step_bounds_ : ndarray (T − 1, K)
+        Sensitivities a_k·C_k of the training steps.
+
+    Notes
+    -----
+    The algorithm, the privacy argument (parallel composition over groups, add/remove-one neighbours) and the
+    certificate are in the module docstring.
     """
 
     requires_sensitive_features = True

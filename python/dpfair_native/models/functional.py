@@ -35,6 +35,7 @@ from ._functional_base import (
     InMemoryRows,
     ReleasePlan,
     ding_sensitivity_l2,
+    document,
     init_common,
     joint_block,
     sqrt2_offdiagonal,
@@ -48,6 +49,15 @@ _SHARED = (FAIR_LINEAR_WEIGHT, FAIR_RIDGE_FACTOR, GROUP_STATS_WEIGHT, RIDGE_FACT
 MECHANISM = [StrOptions({"laplace", "gaussian"})]
 
 
+@document(
+    """    epsilon : float > 0 or inf, default 1.0
+        The budget (inf: a non-private release).
+    mechanism : {"laplace", "gaussian"}, default "laplace"
+    delta : float in (0, 1), default 1e-5
+        δ of the Gaussian mechanism.
+    paper_faithful : bool, default False
+        Run the published algorithm (its domain [0, 1]^d, sensitivity formula and no intercept).
+""")
 class FunctionalMechanismLR(FunctionalBase):
     """PrivLR: logistic regression by the functional mechanism (Zhang et al. 2012), no fairness.
 
@@ -97,6 +107,18 @@ class FunctionalMechanismLR(FunctionalBase):
         return ReleasePlan([blk])
 
 
+@document(
+    """    epsilon : float > 0 or inf, default 1.0
+        The budget (inf: a non-private release).
+    delta : float in (0, 1), default 1e-5
+    mechanism : {"gaussian", "laplace"}, default "gaussian"
+    tau : float >= 0, default 0.0625
+        Bound on |μ̃ᵀw| (decision-score units).
+    declared_groups : array-like or None, default None
+        Public group labels (exactly two).
+""",
+    """    groups_ : ndarray (2,)
+""")
 class FairFunctionalMechanismLR(FunctionalBase):
     """The library's DP + fair logistic regression: functional mechanism + exact decision-boundary constraint.
 
@@ -146,6 +168,20 @@ class FairFunctionalMechanismLR(FunctionalBase):
         return ReleasePlan([block], "group")
 
 
+@document(
+    """    epsilon : float > 0 or inf, default 1.0
+        The budget (inf: a non-private release).
+    tau : float >= 0, default 0.1
+        Bound on |μ̃ᵀw| (decision-score units).
+    paper_faithful : bool, default False
+        Run the published algorithm (its domain [0, 1]^d, sensitivity formula and no intercept).
+    sensitive_mean : float in [0, 1] or None, default None
+        Public share of group 1 for the paper-faithful s̄; None: a noisy count.
+    declared_groups : array-like or None, default None
+        Public group labels (exactly two).
+""",
+    """    groups_ : ndarray (2,)
+""")
 class PFLR(FunctionalBase):
     """PFLR (Xu, Yuan & Wu 2019, Algorithm 1): functional mechanism on the fairness-penalized objective, ε-DP.
 
@@ -192,6 +228,24 @@ class PFLR(FunctionalBase):
         return ReleasePlan([joint_block(self, ctx, eps, "laplace", None)], "group")
 
 
+@document(
+    """    epsilon : float > 0 or inf, default 1.0
+        The budget (inf: a non-private release).
+    objective_fraction : float in (0, 1), default 0.5
+        ε_f/ε, the objective's share of the budget.
+    tau : float >= 0, default 0.1
+        Bound on |μ̃ᵀw| (decision-score units).
+    paper_faithful : bool, default False
+        Run the published algorithm (its domain [0, 1]^d, sensitivity formula and no intercept).
+    sensitive_mean : float in [0, 1] or None, default None
+        Public share of group 1 for the paper-faithful s̄; None: a noisy count.
+    declared_groups : array-like or None, default None
+        Public group labels (exactly two).
+""",
+    """    groups_ : ndarray (2,)
+    shift_orientation_ : float
+        ±1, the sign of the μ̃ shift (paper-faithful mode only).
+""")
 class PFLRStar(FunctionalBase):
     """PFLR* (Xu, Yuan & Wu 2019, Algorithm 2): budget ε = ε_f + ε_g, ε_f = objective_fraction·ε.
 
