@@ -312,20 +312,22 @@ class _DPSGDBase(DPClassifierBase):
             q = min(1.0, int(self.batch_size) / n_estimate)
         return q, int(self.epochs) * max(1, int(round(1.0 / q)))
 
+    def _record_count(self, n: int, keys, rng) -> Tuple[Tuple[float, ...], float]:
+        """(noise multipliers of the count release — () in a non-private run —, ñ): the first release of every fit."""
+        if not self._private():
+            return (), float(n)
+        if keys is None:
+            return (RECORD_COUNT_NOISE,), max(1.0, n + RECORD_COUNT_NOISE * float(rng.standard_normal()))
+        # secure: an exact discrete Gaussian count (σ_n² an integer)
+        z = kernels.discrete_gaussian_noise(1, int(RECORD_COUNT_NOISE**2), random_state=keys.next(),
+                                            backend=self.backend)
+        return (RECORD_COUNT_NOISE,), float(max(1, n + int(z[0])))
+
     def _fit(self, X, y, groups, group_labels, rng):
         n, d = X.shape
         delta, clip, l2, epochs = float(self.delta), float(self.clip_norm), float(self.l2), int(self.epochs)
         keys = _secure_keys(self)
-        if not self._private():
-            record_count_noise, n_estimate = (), float(n)
-        elif keys is None:
-            record_count_noise = (RECORD_COUNT_NOISE,)
-            n_estimate = max(1.0, n + RECORD_COUNT_NOISE * float(rng.standard_normal()))
-        else:  # an exact discrete Gaussian count (σ_n² an integer)
-            record_count_noise = (RECORD_COUNT_NOISE,)
-            z = kernels.discrete_gaussian_noise(1, int(RECORD_COUNT_NOISE**2), random_state=keys.next(),
-                                                backend=self.backend)
-            n_estimate = float(max(1, n + int(z[0])))
+        record_count_noise, n_estimate = self._record_count(n, keys, rng)
         q, steps = self._sampling(n_estimate)
         steps_per_epoch = steps // epochs
         sigma, sigma_count = self._noise_multipliers(q, steps, record_count_noise, keys is not None)

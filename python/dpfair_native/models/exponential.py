@@ -125,18 +125,51 @@ def fair_utilities(X, y01, groups, n_groups: int, candidates: np.ndarray, min_gr
 class ExponentialMechanismFairLearner(DPClassifierBase):
     """ε-DP choice of a linear classifier trading training error against the equal-opportunity gap.
 
-    Parameters: ``epsilon`` (pure DP, replace-one); ``min_group_positives`` (public lower bound L_a on
-    positively-labelled rows per group, required); ``candidates`` ((m, d+1) [w, b] rows, data-independent) or
-    ``n_candidates`` random ones from ``random_state``; ``on_small_group`` "clamp" (default) | "raise" (module docstring);
-    ``declared_groups`` (public group labels); ``backend``/``n_threads`` are accepted for API uniformity (the
-    scoring is one NumPy matrix product; there is no native kernel here); ``secure`` (default False): select
-    with :func:`dpfair_native.mechanisms.permute_and_flip_secure` — permute-and-flip on grid-rounded utilities with
-    exact coins from a ChaCha20 stream (OS CSPRNG when random_state is None), ε-DP with Δu inflated by the grid
-    (<= 0.1%); the choice distribution is permute-and-flip's, not the exponential mechanism's (same ε, never worse
-    expected utility). Default False because the float exponential mechanism is the paper's.
+    Parameters
+    ----------
+    epsilon : float > 0, default 1.0
+        Pure DP budget (replace-one neighbours).
+    min_group_positives : int, array-like of int or None, default None
+        Public lower bound L_a on the positively-labelled rows of every group (one, or one per group); required.
+    candidates : array-like (m, d + 1) or None, default None
+        [w, b] rows chosen without looking at the data; None: ``n_candidates`` random ones.
+    n_candidates : int, default 200
+    on_small_group : {"clamp", "raise"}, default "clamp"
+        What a group with fewer positives than declared does (module docstring; "clamp" is DP on every data set).
+    declared_groups : array-like or None, default None
+        Public group labels.
+    random_state : int, numpy Generator or None, default None
+    backend : {"native", "numpy"}, default "native"
+        Accepted for API uniformity (the scoring is one NumPy matrix product).
+    n_threads : int or None, default None
+        Accepted for API uniformity.
+    secure : bool, default False
+        Select with :func:`dpfair_native.mechanisms.permute_and_flip_secure` (permute-and-flip on grid-rounded
+        utilities with exact coins from a ChaCha20 stream; ε-DP with Δu inflated by the grid, <= 0.1%).
 
-    Fitted: ``coef_``, ``intercept_``, ``selected_index_``, ``candidates_`` (public), ``utility_sensitivity_``
-    (Δu), ``privacy_spent_ = (epsilon, 0.0)``. The utilities themselves are private and are not stored.
+    Attributes
+    ----------
+    coef_ : ndarray (d,)
+    intercept_ : float
+    classes_ : ndarray (2,)
+    groups_ : ndarray (K,)
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when X had string column names.
+    selected_index_ : int
+        The chosen row of ``candidates_``.
+    candidates_ : ndarray (m, d + 1)
+        The (public) candidate set.
+    utility_sensitivity_ : float
+        Δu.
+    privacy_spent_ : (float, float)
+        (epsilon, 0.0).
+
+    Notes
+    -----
+    The utilities themselves are private and are not stored. With ``secure`` the choice distribution is
+    permute-and-flip's, not the exponential mechanism's (same ε, never worse expected utility); default False
+    because the float exponential mechanism is the paper's.
     """
 
     requires_sensitive_features = True

@@ -55,6 +55,7 @@ from .dpsgd import (
     DEFAULT_ACCOUNTANT_METHOD,
     DEFAULT_LEARNING_RATE,
     _DPSGDBase,
+    _secure_keys,
     calibrate_dpsgd_noise,
     dpsgd_privacy_spent,
     poisson_batches,
@@ -123,6 +124,52 @@ def split_microbatches(batch_rows, n_micro: int, rng: np.random.Generator):
     order = np.argsort(labels, kind="stable")
     offsets = np.concatenate([[0], np.cumsum(np.bincount(labels, minlength=n_micro))]).astype(np.int64)
     return batch_rows[order], offsets
+
+
+def _noisy_group_sizes(groups, K: int, count_sigma: float, sigma: float, keys, rng):
+    """(sizes, σ_c charged): the Gaussian release of the group-count histogram (L2 sensitivity 1); a non-private
+    run (σ = 0) keeps the exact counts and charges nothing (σ_c None)."""
+    counts = np.bincount(groups, minlength=K).astype(np.float64)
+    if sigma == 0.0:
+        return counts, None
+    if keys is not None:  # exact discrete Gaussian, variance the exact square of the double σ_c
+        from fractions import Fraction
+
+        return counts + kernels.discrete_gaussian_noise(
+            K, Fraction(count_sigma) ** 2, random_state=keys.next(),
+            backend="native" if kernels.native_available() else "numpy",
+        ).astype(np.float64), count_sigma
+    return counts + count_sigma * rng.standard_normal(K), count_sigma
+
+
+def _dp_mc_members(X, y, theta, last_batch, N: int, eta: float, weights, common: dict, keys, rng) -> np.ndarray:
+    """DP-MC (step T, Alg. 2): N disjoint micro-batches of the last per-group Poisson batch, one noisy update of
+    ``theta`` each; returns the (N, d + 1) members."""
+    d1 = theta.shape[0]
+    micro_rows, micro_offsets = split_microbatches(last_batch, N, rng)
+    micro_noise = None if keys is not None else rng.standard_normal((N, d1))
+    members = np.empty((N, d1))
+    for j in range(N):
+        part = micro_rows[micro_offsets[j] : micro_offsets[j + 1]]
+        members[j], _ = kernels.dpsgd_epochs(
+            X, y, theta, part, np.array([0, part.shape[0]]), np.array([eta]),
+            None if keys is not None else micro_noise[j : j + 1], group_weights=weights * N,
+            secure_key=None if keys is None else keys.next(), **common
+        )
+    return members
+
+
+def _member_rates(positive: np.ndarray, codes: np.ndarray, keep: np.ndarray, K: int):
+    """((N, K) positive rate of every member in every group among the kept rows (NaN for an empty group),
+    (K,) kept rows per group)."""
+    rates = np.full((positive.shape[1], K), np.nan)
+    sizes = np.zeros(K)
+    for k in range(K):
+        sel = keep & (codes == k)
+        sizes[k] = sel.sum()
+        if sizes[k] > 0:
+            rates[:, k] = positive[sel].mean(axis=0)
+    return rates, sizes
 
 
 @dataclass(frozen=True)
@@ -292,6 +339,22 @@ class FairDPClassifier(DPClassifierBase):
         self.accountant_method = accountant_method
 
     # -- fit -----------------------------------------------------------------------------------------------
+    def _declared_sizes(self, K: int):
+        """(public n_k or None, σ_c of the count release or None): exactly one of the two is given."""
+        if self.group_sizes is not None:
+            return _per_group(self.group_sizes, K, "group_sizes"), None
+        if self.count_noise_multiplier is None:
+            raise ValueError("give group_sizes (public n_k) or count_noise_multiplier (noisy counts); both are None")
+        return None, float(self.count_noise_multiplier)
+
+    def _noise_multiplier(self, delta: float, q_max: float, steps: int, count_sigma, secure: bool) -> float:
+        """σ: ``noise_multiplier``, or calibrated to ``target_epsilon`` with the count release composed in."""
+        if self.target_epsilon is None:
+            return float(self.noise_multiplier)
+        return calibrate_dpsgd_noise(float(self.target_epsilon), delta, q_max, steps,
+                                     () if count_sigma is None else (count_sigma,), secure=secure,
+                                     method=self.accountant_method)
+
     def _fit(self, X, y, groups, group_labels, rng):
         n, d = X.shape
         K = group_labels.shape[0]
@@ -299,39 +362,13 @@ class FairDPClassifier(DPClassifierBase):
         C = _per_group(self.clip_norm, K, "clip_norm")
         q = _per_group(self.sample_rate, K, "sample_rate", upper=1.0)
         steps = epochs * max(1, int(round(1.0 / float(q.max()))))
-        from .dpsgd import _secure_keys
-
         keys = _secure_keys(self)  # secure=True: ChaCha20 keys (OS entropy when random_state is None)
-
-        count_sigma = None
-        if self.group_sizes is not None:
-            sizes = _per_group(self.group_sizes, K, "group_sizes")
-        elif self.count_noise_multiplier is None:
-            raise ValueError("give group_sizes (public n_k) or count_noise_multiplier (noisy counts); both are None")
-        else:
-            count_sigma = float(self.count_noise_multiplier)
-        if self.target_epsilon is not None:
-            sigma = calibrate_dpsgd_noise(float(self.target_epsilon), delta, float(q.max()), steps,
-                                          () if count_sigma is None else (count_sigma,), secure=keys is not None,
-                                          method=self.accountant_method)
-        else:
-            sigma = float(self.noise_multiplier)
+        sizes, count_sigma = self._declared_sizes(K)
+        sigma = self._noise_multiplier(delta, float(q.max()), steps, count_sigma, keys is not None)
         eta = 1.0 / math.sqrt(steps) if self.learning_rate is None else float(self.learning_rate)
 
-        if count_sigma is not None:  # Gaussian release of the group-count histogram (L2 sensitivity 1)
-            counts = np.bincount(groups, minlength=K).astype(np.float64)
-            if sigma == 0.0:
-                count_sigma = None  # non-private run: exact counts, nothing to charge
-                sizes = counts
-            elif keys is not None:  # exact discrete Gaussian, variance the exact square of the double σ_c
-                from fractions import Fraction
-
-                sizes = counts + kernels.discrete_gaussian_noise(
-                    K, Fraction(count_sigma) ** 2, random_state=keys.next(),
-                    backend="native" if kernels.native_available() else "numpy",
-                ).astype(np.float64)
-            else:
-                sizes = counts + count_sigma * rng.standard_normal(K)
+        if count_sigma is not None:
+            sizes, count_sigma = _noisy_group_sizes(groups, K, count_sigma, sigma, keys, rng)
         m = q * np.maximum(sizes, 1.0)  # expected batch sizes (post-processing of public/noisy n_k)
         b = float(m.sum())
         weights = b / (K * m)
@@ -349,17 +386,8 @@ class FairDPClassifier(DPClassifierBase):
             X, y, theta, rows, offsets[:steps], rates, None if keys is not None else grad_noise[: steps - 1],
             group_weights=weights, secure_key=None if keys is None else keys.next(), **common
         )
-        # DP-MC (step T): N disjoint micro-batches of the last per-group Poisson batch, one noisy update each.
-        micro_rows, micro_offsets = split_microbatches(rows[offsets[steps - 1] : offsets[steps]], N, rng)
-        micro_noise = None if keys is not None else rng.standard_normal((N, d + 1))
-        members = np.empty((N, d + 1))
-        for j in range(N):
-            part = micro_rows[micro_offsets[j] : micro_offsets[j + 1]]
-            members[j], _ = kernels.dpsgd_epochs(
-                X, y, theta, part, np.array([0, part.shape[0]]), np.array([eta]),
-                None if keys is not None else micro_noise[j : j + 1], group_weights=weights * N,
-                secure_key=None if keys is None else keys.next(), **common
-            )
+        members = _dp_mc_members(X, y, theta, rows[offsets[steps - 1] : offsets[steps]], N, eta, weights, common,
+                                 keys, rng)
         if not np.all(np.isfinite(members)):
             raise ValueError("training diverged (non-finite weights); lower learning_rate or clip_norm")
 
@@ -432,15 +460,8 @@ class FairDPClassifier(DPClassifierBase):
             if y.shape != (X.shape[0],):
                 raise ValueError(f"y must have one label per row of X ({X.shape[0]}), got shape {y.shape}")
             keep = y == self.classes_[1]
-        positive = self.member_decision_function(X) >= 0  # (n, N)
+        rates, sizes = _member_rates(self.member_decision_function(X) >= 0, codes, keep, labels.shape[0])
         K = labels.shape[0]
-        rates = np.full((N, K), np.nan)
-        sizes = np.zeros(K)
-        for k in range(K):
-            sel = keep & (codes == k)
-            sizes[k] = sel.sum()
-            if sizes[k] > 0:
-                rates[:, k] = positive[sel].mean(axis=0)
         present = sizes > 0
         if present.sum() < 1:
             raise ValueError("no rows fall in the selected event; pass data with rows of every group")

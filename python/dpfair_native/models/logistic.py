@@ -37,6 +37,36 @@ def _fit_newton(est, X, y, constraint=None):
 class LogisticRegression(DPClassifierBase):
     """Non-private logistic regression, exact loss, damped Newton in the ``logistic_newton`` kernel.
 
+    Parameters
+    ----------
+    alpha : float >= 0, default 1e-4
+        Ridge weight on ``coef_``.
+    fit_intercept : bool, default True
+    max_iter : int, default 50
+        Newton steps at most.
+    tol : float > 0, default 1e-8
+        Stop after a full Newton step v with max|v| <= tol·(1 + max|w|).
+    backend : {"native", "numpy"}, default "native"
+    n_threads : int or None, default None
+    random_state : int, numpy Generator or None, default None
+        Unused (the fit is deterministic); accepted for API uniformity.
+    accountant : None
+        Must be None: the model is not private.
+
+    Attributes
+    ----------
+    coef_ : ndarray (d,)
+    intercept_ : float
+    classes_ : ndarray (2,)
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when X had string column names.
+    privacy_spent_ : (inf, 0.0)
+    n_iter_ : int
+    converged_ : bool
+
+    Notes
+    -----
     Minimizes Σ_i [log(1 + exp(z_i)) − y_i z_i] + (alpha/2)‖coef‖², z_i = x_iᵀcoef + intercept.
     Not private: ``privacy_spent_ = (inf, 0.0)``; an ``accountant`` refuses it (infinite ε).
     """
@@ -78,6 +108,26 @@ class LogisticRegression(DPClassifierBase):
 
 class FairLogisticRegression(LogisticRegression):
     """Non-private fair logistic regression: the loss of LogisticRegression subject to |cov(s, xᵀw)| <= tau.
+
+    Parameters
+    ----------
+    tau : float >= 0, default 0.0
+        Bound on |cov(s, xᵀw)|.
+    alpha, fit_intercept, max_iter, tol, backend, n_threads, random_state, accountant
+        As :class:`LogisticRegression`.
+    declared_groups : array-like or None, default None
+        Public group labels (exactly two).
+
+    Attributes
+    ----------
+    coef_, intercept_, classes_, n_features_in_, feature_names_in_, privacy_spent_, n_iter_, converged_
+        As :class:`LogisticRegression`.
+    groups_ : ndarray (2,)
+    constraint_value_ : float
+        The fitted covariance aᵀw.
+
+    Notes
+    -----
 
     cov(s, xᵀw) = (1/n) Σ_i (s_i − s̄) x_iᵀw (decision-boundary covariance, Zafar et al. 2017; the intercept
     cancels), s_i ∈ {0, 1} the code of the row's group (exactly two groups). Solved exactly as a linearly
