@@ -353,10 +353,8 @@ class FeatureDomain(FunctionalSensitivity):
                 if not binary[cols].all():
                     return False
                 if pair_sums is not None:
-                    S = np.asarray(pair_sums)
-                    for g in self._groups:
-                        if len(g) > 1 and np.any(S[np.ix_(g, g)][~np.eye(len(g), dtype=bool)] != 0.0):
-                            return False
+                    if _pair_sums_break_groups(self._groups, pair_sums):
+                        return False
                 else:
                     for g in self._groups:
                         if len(g) > 1 and np.any(X[:, list(g)].sum(axis=1) > 1.0):
@@ -482,6 +480,13 @@ class FeatureDomain(FunctionalSensitivity):
         return mask
 
 
+def _pair_sums_break_groups(groups, pair_sums) -> bool:
+    """Whether Σ_i x_ij x_ik (the Taylor Q, passed as ``pair_sums``) is non-zero for two columns of one one-hot group,
+    i.e. some row has two 1s in a group (the values were already checked to be 0/1)."""
+    S = np.asarray(pair_sums)
+    return any(len(g) > 1 and np.any(S[np.ix_(g, g)][~np.eye(len(g), dtype=bool)] != 0.0) for g in groups)
+
+
 # -- scipy.sparse rows --------------------------------------------------------------------------------------------
 def _is_sparse(X) -> bool:
     return type(X).__module__.startswith("scipy.sparse") and hasattr(X, "tocsr")
@@ -524,10 +529,8 @@ def _contains_all_sparse(self, X, pair_sums=None) -> bool:
                 if not np.all((v == 0.0) | (v == 1.0)):
                     return False
             if pair_sums is not None:
-                S = np.asarray(pair_sums)
-                for g in self._groups:
-                    if len(g) > 1 and np.any(S[np.ix_(g, g)][~np.eye(len(g), dtype=bool)] != 0.0):
-                        return False
+                if _pair_sums_break_groups(self._groups, pair_sums):
+                    return False
             else:
                 group_of = np.full(self.d, -1, dtype=np.int64)
                 for k, g in enumerate(self._groups):

@@ -73,6 +73,22 @@ class DPClassifierBase:
     ``requires_sensitive_features``: whether ``fit`` needs ``sensitive_features`` (fairness-aware estimators).
     ``declared_groups`` parameter (optional in subclasses' __init__): a public list of group labels; when given,
     group codes follow it and the number of groups is public (DP rule 2).
+
+    Attributes
+    ----------
+    coef_ : ndarray (d,)
+        Weights of the linear score xᵀw + b.
+    intercept_ : float
+        b.
+    classes_ : ndarray (2,)
+        The two labels; the score's positive side is ``classes_[1]``.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when X had string column names.
+    groups_ : ndarray (K,)
+        The group labels in code order, when ``sensitive_features`` were given.
+    privacy_spent_ : (float, float)
+        (ε, δ) of what the fit released.
     """
 
     requires_sensitive_features = False

@@ -401,12 +401,8 @@ _COMMON_PARAMETERS = """\
 """
 
 _COMMON_ATTRIBUTES = """\
-    coef_ : ndarray (d,)
-    intercept_ : float
-    classes_ : ndarray (2,)
-    n_features_in_ : int
-    feature_names_in_ : ndarray of str
-        Only when X had string column names.
+    coef_, intercept_, classes_, n_features_in_, feature_names_in_
+        As every classifier of the package (:class:`~dpfair_native.models.DPClassifierBase`).
     privacy_spent_ : (float, float)
         (ε, δ) of the release by basic composition of its blocks (and the s̄ count).
     noisy_coefficients_ : ndarray (P,)

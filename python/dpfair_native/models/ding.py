@@ -33,6 +33,26 @@ from ._functional_core import NoiseBlock, monomial_mask
 
 __all__ = ["PDFC", "ADFC"]
 
+_DING_PARAMETERS = """    attribute : int, str or "random", default "random"
+        x_s: a column index, a feature name of the domain, or a public random choice.
+    tau : float >= 0, default 0.1
+        Bound on |μ̃ᵀw| (decision-score units).
+    paper_faithful : bool, default False
+        Run the published algorithm (domain [0, 1]^d, the paper's sensitivity and calibration, no intercept).
+    sensitive_mean : float in [0, 1] or None, default None
+        Public share of group 1 for the paper-faithful s̄; None: a noisy count.
+    declared_groups : array-like or None, default None
+        Public group labels (exactly two).
+"""
+_DING_ATTRIBUTES = """    groups_ : ndarray (2,)
+    attribute_ : int
+        The index of x_s.
+    epsilon_claimed_ : float
+        The paper's ε figure ε_s/d + (d − 1)ε_n/d (not a valid bound).
+    delta_claimed_ : float
+        The paper's δ figure.
+"""
+
 
 class _DingBase(FunctionalBase):
     _fair = True
@@ -117,25 +137,7 @@ class _DingBase(FunctionalBase):
         Budget of Φ_s (the monomials with w_s).
     epsilon_n : float > 0 or inf, default 0.5
         Budget of Φ_n (the rest).
-    attribute : int, str or "random", default "random"
-        x_s: a column index, a feature name of the domain, or a public random choice.
-    tau : float >= 0, default 0.1
-        Bound on |μ̃ᵀw| (decision-score units).
-    paper_faithful : bool, default False
-        Run the published algorithm (domain [0, 1]^d, the paper's sensitivity and calibration, no intercept).
-    sensitive_mean : float in [0, 1] or None, default None
-        Public share of group 1 for the paper-faithful s̄; None: a noisy count.
-    declared_groups : array-like or None, default None
-        Public group labels (exactly two).
-""",
-    """    groups_ : ndarray (2,)
-    attribute_ : int
-        The index of x_s.
-    epsilon_claimed_ : float
-        The paper's ε figure ε_s/d + (d − 1)ε_n/d (not a valid bound).
-    delta_claimed_ : float
-        The paper's δ figure.
-""")
+""" + _DING_PARAMETERS, _DING_ATTRIBUTES)
 class PDFC(_DingBase):
     """PDFC (Ding et al. Algorithm 1): Laplace noise with budget ε_s on Φ_s and ε_n on Φ_n.
 
@@ -176,25 +178,7 @@ class PDFC(_DingBase):
     epsilon_n : float > 0 or inf, default 0.5
     delta_n : float in (0, 1), default 5e-6
         (ε_n, δ_n) of Φ_n (the rest).
-    attribute : int, str or "random", default "random"
-        x_s: a column index, a feature name of the domain, or a public random choice.
-    tau : float >= 0, default 0.1
-        Bound on |μ̃ᵀw| (decision-score units).
-    paper_faithful : bool, default False
-        Run the published algorithm (domain [0, 1]^d, the paper's sensitivity and calibration, no intercept).
-    sensitive_mean : float in [0, 1] or None, default None
-        Public share of group 1 for the paper-faithful s̄; None: a noisy count.
-    declared_groups : array-like or None, default None
-        Public group labels (exactly two).
-""",
-    """    groups_ : ndarray (2,)
-    attribute_ : int
-        The index of x_s.
-    epsilon_claimed_ : float
-        The paper's ε figure ε_s/d + (d − 1)ε_n/d (not a valid bound).
-    delta_claimed_ : float
-        The paper's δ figure.
-""")
+""" + _DING_PARAMETERS, _DING_ATTRIBUTES)
 class ADFC(_DingBase):
     """ADFC (Ding et al. Algorithm 3): Gaussian noise, (ε_s, δ_s) on Φ_s and (ε_n, δ_n) on Φ_n.
 

@@ -415,12 +415,8 @@ class DPSGDClassifier(_DPSGDBase):
 
     Attributes
     ----------
-    coef_ : ndarray (d,)
-    intercept_ : float
-    classes_ : ndarray (2,)
-    n_features_in_ : int
-    feature_names_in_ : ndarray of str
-        Only when X had string column names.
+    coef_, intercept_, classes_, n_features_in_, feature_names_in_
+        As every classifier of the package (:class:`~dpfair_native.models.DPClassifierBase`).
     privacy_spent_ : PrivacySpent
         (ε, δ) of the whole fit (record count + T steps) and ``.method``, the accountant used.
     noise_multiplier_ : float

@@ -149,13 +149,8 @@ class ExponentialMechanismFairLearner(DPClassifierBase):
 
     Attributes
     ----------
-    coef_ : ndarray (d,)
-    intercept_ : float
-    classes_ : ndarray (2,)
-    groups_ : ndarray (K,)
-    n_features_in_ : int
-    feature_names_in_ : ndarray of str
-        Only when X had string column names.
+    coef_, intercept_, classes_, n_features_in_, feature_names_in_
+        As every classifier of the package (:class:`~dpfair_native.models.DPClassifierBase`).
     selected_index_ : int
         The chosen row of ``candidates_``.
     candidates_ : ndarray (m, d + 1)

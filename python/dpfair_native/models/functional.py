@@ -48,6 +48,17 @@ _SHARED = (FAIR_LINEAR_WEIGHT, FAIR_RIDGE_FACTOR, GROUP_STATS_WEIGHT, RIDGE_FACT
 
 MECHANISM = [StrOptions({"laplace", "gaussian"})]
 
+_XU_PARAMETERS = """    tau : float >= 0, default 0.1
+        Bound on |μ̃ᵀw| (decision-score units).
+    paper_faithful : bool, default False
+        Run the published algorithm (its domain [0, 1]^d, sensitivity formula and no intercept).
+    sensitive_mean : float in [0, 1] or None, default None
+        Public share of group 1 for the paper-faithful s̄; None: a noisy count.
+    declared_groups : array-like or None, default None
+        Public group labels (exactly two).
+"""
+"""The numpydoc lines PFLR and PFLR* share (after their own)."""
+
 
 @document(
     """    epsilon : float > 0 or inf, default 1.0
@@ -171,15 +182,7 @@ class FairFunctionalMechanismLR(FunctionalBase):
 @document(
     """    epsilon : float > 0 or inf, default 1.0
         The budget (inf: a non-private release).
-    tau : float >= 0, default 0.1
-        Bound on |μ̃ᵀw| (decision-score units).
-    paper_faithful : bool, default False
-        Run the published algorithm (its domain [0, 1]^d, sensitivity formula and no intercept).
-    sensitive_mean : float in [0, 1] or None, default None
-        Public share of group 1 for the paper-faithful s̄; None: a noisy count.
-    declared_groups : array-like or None, default None
-        Public group labels (exactly two).
-""",
+""" + _XU_PARAMETERS,
     """    groups_ : ndarray (2,)
 """)
 class PFLR(FunctionalBase):
@@ -233,15 +236,7 @@ class PFLR(FunctionalBase):
         The budget (inf: a non-private release).
     objective_fraction : float in (0, 1), default 0.5
         ε_f/ε, the objective's share of the budget.
-    tau : float >= 0, default 0.1
-        Bound on |μ̃ᵀw| (decision-score units).
-    paper_faithful : bool, default False
-        Run the published algorithm (its domain [0, 1]^d, sensitivity formula and no intercept).
-    sensitive_mean : float in [0, 1] or None, default None
-        Public share of group 1 for the paper-faithful s̄; None: a noisy count.
-    declared_groups : array-like or None, default None
-        Public group labels (exactly two).
-""",
+""" + _XU_PARAMETERS,
     """    groups_ : ndarray (2,)
     shift_orientation_ : float
         ±1, the sign of the μ̃ shift (paper-faithful mode only).

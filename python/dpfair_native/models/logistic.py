@@ -55,12 +55,8 @@ class LogisticRegression(DPClassifierBase):
 
     Attributes
     ----------
-    coef_ : ndarray (d,)
-    intercept_ : float
-    classes_ : ndarray (2,)
-    n_features_in_ : int
-    feature_names_in_ : ndarray of str
-        Only when X had string column names.
+    coef_, intercept_, classes_, n_features_in_, feature_names_in_
+        As every classifier of the package (:class:`~dpfair_native.models.DPClassifierBase`).
     privacy_spent_ : (inf, 0.0)
     n_iter_ : int
     converged_ : bool
