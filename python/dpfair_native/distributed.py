@@ -205,7 +205,7 @@ def _taylor_block(X, y, s, classes, labels, domain, policy, offset_mean, fit_int
 # -- the statistics source of the functional mechanism ---------------------------------------------------------------
 class DaskRows:
     """The rows of a Dask fit as a source of the functional mechanism's sums (the interface of
-    ``models.functional.InMemoryRows``): ``shape``, ``count_group(k)``, ``taylor_terms(...)``.
+    ``models._functional_base.InMemoryRows``): ``shape``, ``count_group(k)``, ``taylor_terms(...)``.
 
     X: row-chunked Dask array; y, s: Dask vectors with X's chunks (raw labels); classes: y's two sorted labels;
     labels: the group labels (declared or the sorted distinct values of s). Empty partitions are skipped.
