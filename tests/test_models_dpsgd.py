@@ -29,7 +29,9 @@ def _data(n=600, d=5, seed=0):
 
 def test_privacy_spent_equals_a_direct_accountant_call():
     X, y, _ = _data()
-    m = DPSGDClassifier(noise_multiplier=1.3, batch_size=60, epochs=3, delta=1e-5, random_state=0).fit(X, y)
+    m = DPSGDClassifier(noise_multiplier=1.3, batch_size=60, epochs=3, delta=1e-5, random_state=0,
+                        accountant_method="rdp").fit(X, y)
+    assert m.privacy_spent_.method == "rdp"
     # q and T come from the noisy record count ñ, never from n = 600 itself
     n_est = m.n_samples_estimate_
     assert n_est != 600 and abs(n_est - 600) < 6 * RECORD_COUNT_NOISE
@@ -43,6 +45,44 @@ def test_privacy_spent_equals_a_direct_accountant_call():
     assert m.privacy_spent_[0] == pytest.approx(acct.get_epsilon(1e-5), rel=1e-6)
     # the count release costs little: within 1% of the steps alone
     assert dpsgd_epsilon(q, 1.3, steps, 1e-5) < m.privacy_spent_[0] < 1.01 * dpsgd_epsilon(q, 1.3, steps, 1e-5)
+
+
+@pytest.mark.parametrize("cls", [DPSGDClassifier, DPSGDFClassifier, NaiveReweightedDPSGDClassifier])
+def test_pld_accounting_agrees_with_dp_accounting_and_beats_rdp(cls):
+    """accountant_method='pld' (the default): privacy_spent_ is dp_accounting's PLD ε of the same composed event
+    within 1%, below the RDP figure of the same fit; with target_epsilon it meets the target with less noise."""
+    dp_accounting = pytest.importorskip("dp_accounting")
+    X, y, s = _data()
+    kw = dict(noise_multiplier=1.1, batch_size=60, epochs=3, delta=1e-5, random_state=0)
+    m = cls(**kw).fit(X, y, sensitive_features=s)
+    r = cls(accountant_method="rdp", **kw).fit(X, y, sensitive_features=s)
+    assert (m.privacy_spent_.method, r.privacy_spent_.method) == ("pld", "rdp")
+    sigma_eff = m.effective_noise_multiplier_
+    ref = dp_accounting.pld.PLDAccountant()
+    ref.compose(dp_accounting.GaussianDpEvent(RECORD_COUNT_NOISE))
+    ref.compose(dp_accounting.PoissonSampledDpEvent(m.sample_rate_, dp_accounting.GaussianDpEvent(sigma_eff)),
+                m.n_steps_)
+    assert m.privacy_spent_[0] == pytest.approx(ref.get_epsilon(1e-5), rel=0.01)
+    assert m.privacy_spent_[0] < 0.97 * r.privacy_spent_[0]
+    tkw = dict(target_epsilon=1.0, batch_size=60, epochs=3, delta=1e-5, random_state=0)
+    tp = cls(**tkw).fit(X, y, sensitive_features=s)
+    tr = cls(accountant_method="rdp", **tkw).fit(X, y, sensitive_features=s)
+    assert 0.98 < tp.privacy_spent_[0] <= 1.0 and 0.98 < tr.privacy_spent_[0] <= 1.0
+    assert tp.noise_multiplier_ < tr.noise_multiplier_
+
+
+def test_privacy_spent_names_its_method_and_behaves_as_a_pair():
+    import copy
+    import pickle
+
+    spent = dpsgd_privacy_spent(0.01, 1.0, 100, 1e-5, method="pld")
+    eps, delta = spent
+    assert (spent.epsilon, spent.delta, spent.method) == (eps, delta, "pld") and spent == (eps, delta)
+    for twin in (pickle.loads(pickle.dumps(spent)), copy.deepcopy(spent)):
+        assert twin == spent and twin.method == "pld"
+    assert dpsgd_privacy_spent(0.01, 0.0, 100, 1e-5).method == "none"
+    with pytest.raises(ValueError, match="accountant_method must be one of"):
+        dpsgd_privacy_spent(0.01, 1.0, 100, 1e-5, method="prv")
 
 
 def test_nothing_fitted_reveals_the_record_count():
@@ -70,7 +110,9 @@ def test_target_epsilon_calibrates_sigma():
     m = DPSGDClassifier(target_epsilon=0.8, delta=1e-5, batch_size=60, epochs=2, random_state=0).fit(X, y)
     eps = m.privacy_spent_[0]
     assert eps <= 0.8 and eps > 0.79
-    assert eps == dpsgd_privacy_spent(m.sample_rate_, m.noise_multiplier_, m.n_steps_, 1e-5, (RECORD_COUNT_NOISE,))[0]
+    assert m.privacy_spent_.method == "pld"  # the default
+    assert eps == dpsgd_privacy_spent(m.sample_rate_, m.noise_multiplier_, m.n_steps_, 1e-5, (RECORD_COUNT_NOISE,),
+                                      method="pld")[0]
 
 
 @pytest.mark.parametrize("cls", [DPSGDFClassifier, NaiveReweightedDPSGDClassifier])
@@ -83,7 +125,8 @@ def test_group_variants_charge_their_count_releases(cls):
     assert m.privacy_spent_[0] > base.privacy_spent_[0]
     sigma_eff = 1 / math.sqrt(1 / 10.0**2 + 1 / 1.0**2)
     q = 60 / m.n_samples_estimate_
-    assert m.privacy_spent_[0] == dpsgd_privacy_spent(q, sigma_eff, m.n_steps_, 1e-6, (RECORD_COUNT_NOISE,))[0]
+    assert m.privacy_spent_[0] == dpsgd_privacy_spent(q, sigma_eff, m.n_steps_, 1e-6, (RECORD_COUNT_NOISE,),
+                                                      method=m.privacy_spent_.method)[0]
     # a louder count release costs less
     louder = cls(count_noise_multiplier=100.0, **kw).fit(X, y, sensitive_features=s)
     assert base.privacy_spent_[0] < louder.privacy_spent_[0] < m.privacy_spent_[0]

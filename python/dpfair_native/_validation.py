@@ -1,14 +1,189 @@
 """Input checks shared by estimators, mechanisms, accountants and metrics.
 
 Each raises ValueError/TypeError whose message names the argument and says what to do.
+
+Estimator parameters are declared once, scikit-learn style: a class attribute ``_parameter_constraints`` maps every
+``__init__`` parameter to a list of allowed forms, and :func:`validate_params` checks them all at the start of
+``fit``, before any data is touched. The forms:
+
+* :class:`Interval` — ``Interval(numbers.Real, 0, None, closed="left")`` is a finite number >= 0;
+  ``Interval(numbers.Real, 0, math.inf, closed="right")`` is a number > 0 or inf; ``numbers.Integral`` for ints
+  (bool is never a number here);
+* :class:`StrOptions` / :class:`Options` — one of a set of strings / of values of a type;
+* ``None`` — the value None; ``"boolean"`` — True or False; ``"random_state"`` — an int >= 0, a NumPy Generator
+  or None; ``"array-like"`` — a sequence or array (checked in full by the estimator, which knows the shape);
+  ``"callable"``; a class — an instance of it.
+
+Arrays keep their own checks (``check_X``, ``check_sensitive_features``): they depend on data.
 """
 
 from __future__ import annotations
 
+import inspect
+import math
 import numbers
 from typing import Optional, Tuple
 
 import numpy as np
+
+
+# ------------------------------------------------------------------------------------------------------------
+# declarative parameter constraints
+# ------------------------------------------------------------------------------------------------------------
+
+
+class InvalidParameterError(ValueError, TypeError):
+    """A parameter outside its declared constraints: both a ValueError and a TypeError (as scikit-learn's), so
+    code catching either for a wrong value or a wrong type keeps working."""
+
+
+def _is_number(value, kind) -> bool:
+    if isinstance(value, (bool, np.bool_)):
+        return False
+    if kind is numbers.Integral:
+        return isinstance(value, (numbers.Integral, np.integer))
+    return isinstance(value, (numbers.Real, np.floating, np.integer))
+
+
+class Interval:
+    """Numbers of ``kind`` (``numbers.Real`` or ``numbers.Integral``) between ``left`` and ``right``.
+
+    ``None`` for a bound means unbounded on that side and excludes the infinities (a "finite number"); an infinite
+    bound with that side closed admits it (``Interval(Real, 0, math.inf, closed="right")``: > 0 or inf). ``closed``
+    is one of "both", "left", "right", "neither". NaN is never inside.
+    """
+
+    def __init__(self, kind, left, right, *, closed: str):
+        if kind not in (numbers.Real, numbers.Integral):
+            raise TypeError("Interval kind must be numbers.Real or numbers.Integral")
+        if closed not in ("both", "left", "right", "neither"):
+            raise ValueError("closed must be 'both', 'left', 'right' or 'neither'")
+        self.kind, self.left, self.right, self.closed = kind, left, right, closed
+
+    def is_satisfied_by(self, value) -> bool:
+        if not _is_number(value, self.kind) or math.isnan(value):
+            return False
+        left_closed = self.closed in ("both", "left")
+        right_closed = self.closed in ("both", "right")
+        lo = -math.inf if self.left is None else self.left
+        hi = math.inf if self.right is None else self.right
+        if self.left is None and value == -math.inf or self.right is None and value == math.inf:
+            return False
+        above = value >= lo if left_closed else value > lo
+        below = value <= hi if right_closed else value < hi
+        return above and below
+
+    def __str__(self) -> str:
+        """A verb phrase for the error message: "be a finite number >= 0", "lie in (0, 1]", ..."""
+        integer = self.kind is numbers.Integral
+        noun = "an integer" if integer else "a finite number"
+        left_op = ">=" if self.closed in ("both", "left") else ">"
+        if self.right is None and self.left is not None:
+            if integer and left_op == ">=" and self.left == 1:
+                return "be a positive integer"
+            return f"be {noun} {left_op} {self.left:g}"
+        if self.right == math.inf and self.closed in ("both", "right") and self.left is not None:
+            return f"be {noun} {left_op} {self.left:g} or inf"
+        lb = "[" if self.closed in ("both", "left") else "("
+        rb = "]" if self.closed in ("both", "right") else ")"
+        lo = "-inf" if self.left is None else f"{self.left:g}"
+        hi = "inf" if self.right is None else f"{self.right:g}"
+        return f"lie in {lb}{lo}, {hi}{rb}" + (" (an integer)" if integer else "")
+
+
+class Options:
+    """One of a fixed set of values of type ``kind``."""
+
+    def __init__(self, kind, options):
+        self.kind, self.options = kind, frozenset(options)
+
+    def is_satisfied_by(self, value) -> bool:
+        try:
+            return isinstance(value, self.kind) and value in self.options
+        except TypeError:  # unhashable
+            return False
+
+    def __str__(self) -> str:
+        return "be one of " + ", ".join(repr(o) for o in sorted(self.options, key=str))
+
+
+class StrOptions(Options):
+    """One of a fixed set of strings."""
+
+    def __init__(self, options):
+        super().__init__(str, options)
+
+
+def _satisfies(value, constraint) -> bool:
+    if constraint is None:
+        return value is None
+    if isinstance(constraint, (Interval, Options)):
+        return constraint.is_satisfied_by(value)
+    if constraint == "boolean":
+        return isinstance(value, (bool, np.bool_))
+    if constraint == "random_state":
+        return value is None or isinstance(value, np.random.Generator) or (
+            _is_number(value, numbers.Integral) and value >= 0)
+    if constraint == "array-like":
+        return isinstance(value, (list, tuple, np.ndarray)) or hasattr(value, "__array__")
+    if constraint == "callable":
+        return callable(value)
+    if isinstance(constraint, type):
+        return isinstance(value, constraint)
+    raise TypeError(f"unknown parameter constraint {constraint!r}")  # a declaration bug
+
+
+def _describe(constraint) -> str:
+    words = {None: "be None", "boolean": "be True or False", "array-like": "be an array-like",
+             "callable": "be a callable", "random_state": "be an int >= 0, a numpy.random.Generator or None"}
+    if isinstance(constraint, type):
+        return f"be an instance of {constraint.__name__}"
+    return words.get(constraint, str(constraint)) if not isinstance(constraint, (Interval, Options)) else str(constraint)
+
+
+def validate_params(estimator) -> None:
+    """Check every parameter named in ``type(estimator)._parameter_constraints`` against its allowed forms.
+
+    Raises :class:`InvalidParameterError` (a ValueError and a TypeError) naming the estimator, the parameter, the
+    value, what is allowed and the default to fall back to. A table naming something that is not a parameter of the
+    estimator is a declaration bug (RuntimeError).
+    """
+    cls = type(estimator)
+    table = getattr(cls, "_parameter_constraints", {})
+    signature = inspect.signature(cls.__init__).parameters
+    for name, allowed in table.items():
+        if name not in signature:
+            raise RuntimeError(f"{cls.__name__}._parameter_constraints names {name!r}, not a parameter")
+        value = getattr(estimator, name)
+        if any(_satisfies(value, c) for c in allowed):
+            continue
+        described = [_describe(c) for c in allowed]
+        what = described[0] if len(described) == 1 else ", ".join(described[:-1]) + ", or " + described[-1]
+        default = signature[name].default
+        fix = "" if default is inspect.Parameter.empty else f"; e.g. the default {name}={default!r}"
+        raise InvalidParameterError(f"{name} must {what}, got {value!r} ({cls.__name__}){fix}")
+
+
+POSITIVE = Interval(numbers.Real, 0, None, closed="neither")
+"""A finite number > 0 (the shorthands below are shared by the parameter tables)."""
+POSITIVE_OR_INF = Interval(numbers.Real, 0, math.inf, closed="right")
+"""A number > 0 or inf (ε = inf: a non-private run)."""
+NON_NEGATIVE = Interval(numbers.Real, 0, None, closed="left")
+"""A finite number >= 0."""
+POSITIVE_INT = Interval(numbers.Integral, 1, None, closed="left")
+"""An integer >= 1."""
+PROBABILITY = Interval(numbers.Real, 0, 1, closed="neither")
+"""A number in (0, 1): δ, budget fractions."""
+BACKEND = StrOptions({"native", "numpy"})
+"""The kernel backends."""
+
+
+def check_int(value, name: str, *, minimum: int = 1) -> int:
+    """An integer (not bool) >= ``minimum``, for function arguments (estimators declare theirs in a table)."""
+    if not _is_number(value, numbers.Integral) or value < minimum:
+        what = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
+        raise InvalidParameterError(f"{name} must be {what}, got {value!r}")
+    return int(value)
 
 
 def check_random_state(random_state) -> np.random.Generator:

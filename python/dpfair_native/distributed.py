@@ -8,7 +8,7 @@ partition, the partial sums are added in a tree (``SPLIT_EVERY`` at a time), and
 the client. X is never materialised on the client; the client holds O(d²) numbers, plus, for the fairness
 metrics, the distinct (label, prediction, group) tuples with their counts.
 
-Privacy: the noise is drawn once, on the client, by the estimator's own release code (``_FunctionalBase._fit_rows``)
+Privacy: the noise is drawn once, on the client, by the estimator's own release code (``FunctionalBase._fit_rows``)
 with the estimator's rng, in the same order as the in-memory fit; the sensitivities come from the declared domain
 exactly as there. Domain projection (``domain_policy``) is applied per partition before its sums are taken —
 projection is row by row, so the projected data set is the same as in memory. How many rows were projected is not
@@ -205,7 +205,7 @@ def _taylor_block(X, y, s, classes, labels, domain, policy, offset_mean, fit_int
 # -- the statistics source of the functional mechanism ---------------------------------------------------------------
 class DaskRows:
     """The rows of a Dask fit as a source of the functional mechanism's sums (the interface of
-    ``models.functional.InMemoryRows``): ``shape``, ``count_group(k)``, ``taylor_terms(...)``.
+    ``models._functional_base.InMemoryRows``): ``shape``, ``count_group(k)``, ``taylor_terms(...)``.
 
     X: row-chunked Dask array; y, s: Dask vectors with X's chunks (raw labels); classes: y's two sorted labels;
     labels: the group labels (declared or the sorted distinct values of s). Empty partitions are skipped.
@@ -282,10 +282,10 @@ def fit_dask(est, X, y, *, sensitive_features=None):
     draws is the in-memory ``fit``'s.
     """
     from ._validation import check_random_state
-    from .models.functional import _FunctionalBase
+    from .models._functional_base import FunctionalBase
     from .models.logistic import LogisticRegression
 
-    if not isinstance(est, (_FunctionalBase, LogisticRegression)):
+    if not isinstance(est, (FunctionalBase, LogisticRegression)):
         raise TypeError(
             f"{type(est).__name__} has no Dask fit (its training is not a sum over rows); pass NumPy arrays "
             "(e.g. X.compute() on a sample), or use a functional-mechanism estimator or LogisticRegression"
@@ -302,7 +302,7 @@ def fit_dask(est, X, y, *, sensitive_features=None):
     classes, group_labels = _labels(y, s, getattr(est, "declared_groups", None))
     rng = check_random_state(getattr(est, "random_state", None))
     rows = DaskRows(X, y, s, classes, group_labels)
-    if isinstance(est, _FunctionalBase):
+    if isinstance(est, FunctionalBase):
         fitted = est._fit_rows(rows, group_labels, rng)
     else:
         fitted = _fit_logistic(est, rows, group_labels)

@@ -30,7 +30,6 @@ from __future__ import annotations
 import functools
 import math
 from fractions import Fraction
-from typing import Optional
 
 import numpy as np
 
@@ -268,9 +267,8 @@ def gaussian_mechanism(
 
 
 # -- exponential mechanism -------------------------------------------------------------------------------------------
-def exponential_mechanism_probabilities(utilities, sensitivity, epsilon) -> np.ndarray:
-    """P(i) ∝ exp(ε·u_i/(2Δu)) (McSherry & Talwar 2007): ε-DP when each u_i changes by at most Δu between
-    neighbours. Higher utility is better (pass −loss). Computed with the max subtracted (stable for any range)."""
+def _check_selection(utilities, sensitivity, epsilon):
+    """(u, Δu, ε) of a selection mechanism: a finite non-empty 1-D utility vector, Δu > 0, ε > 0."""
     u = np.asarray(utilities, dtype=np.float64)
     if u.ndim != 1 or u.size == 0:
         raise ValueError(f"utilities must be a non-empty 1-D array, got shape {u.shape}")
@@ -279,7 +277,13 @@ def exponential_mechanism_probabilities(utilities, sensitivity, epsilon) -> np.n
     sens = _check_sensitivity(sensitivity)
     if sens == 0:
         raise ValueError("sensitivity must be > 0 for the exponential mechanism")
-    eps = check_epsilon(epsilon)
+    return u, sens, check_epsilon(epsilon)
+
+
+def exponential_mechanism_probabilities(utilities, sensitivity, epsilon) -> np.ndarray:
+    """P(i) ∝ exp(ε·u_i/(2Δu)) (McSherry & Talwar 2007): ε-DP when each u_i changes by at most Δu between
+    neighbours. Higher utility is better (pass −loss). Computed with the max subtracted (stable for any range)."""
+    u, sens, eps = _check_selection(utilities, sensitivity, epsilon)
     z = (eps / (2.0 * sens)) * (u - u.max())
     p = np.exp(z)
     return p / p.sum()
@@ -312,15 +316,7 @@ def permute_and_flip_secure(utilities, sensitivity, epsilon, *, random_state=Non
     from . import _reference
     from ._secure_random import SecureKeys
 
-    u = np.asarray(utilities, dtype=np.float64)
-    if u.ndim != 1 or u.size == 0:
-        raise ValueError(f"utilities must be a non-empty 1-D array, got shape {u.shape}")
-    if not np.all(np.isfinite(u)):
-        raise ValueError("utilities contain NaN or infinity")
-    sens = _check_sensitivity(sensitivity)
-    if sens == 0:
-        raise ValueError("sensitivity must be > 0 for the exponential mechanism")
-    eps = check_epsilon(epsilon)
+    u, sens, eps = _check_selection(utilities, sensitivity, epsilon)
     gran = _grid(sens / 1024.0)
     k = [round(Fraction(float(x)) / gran) for x in u]
     k_best = max(k)

@@ -8,12 +8,23 @@ the best — to ``privacy_spent_``.
 from __future__ import annotations
 
 import math
+from numbers import Real
 from typing import Optional, Sequence
 
 import numpy as np
 
-from ._validation import check_delta, check_positive, check_random_state, check_sensitive_features, check_X
-from ._validation import check_binary_labels
+from ._validation import (
+    NON_NEGATIVE,
+    POSITIVE,
+    PROBABILITY,
+    Interval,
+    StrOptions,
+    check_binary_labels,
+    check_random_state,
+    check_sensitive_features,
+    check_X,
+    validate_params,
+)
 
 __all__ = ["PrivateHyperparameterSearch", "tnb_mean", "tnb_gamma_for_mean", "tnb_selection_rdp", "sample_tnb"]
 
@@ -163,6 +174,21 @@ class PrivateHyperparameterSearch:
     output is released: the other runs' scores and models are discarded (releasing them would void the bound).
     """
 
+    _parameter_constraints = {
+        "estimator": [object],  # the DP-SGD family: checked in fit with the list of supported estimators
+        "candidates": [list, tuple],
+        "mean_runs": [Interval(Real, 1, None, closed="neither")],
+        "eta": [Interval(Real, -1, None, closed="neither")],
+        "validation_fraction": [PROBABILITY],
+        "validation_noise": [POSITIVE],
+        "constraint": [StrOptions({"demographic_parity", "equal_opportunity", "equalized_odds"}), None],
+        "bound": [NON_NEGATIVE],
+        "fairness_weight": [NON_NEGATIVE],
+        "delta": [PROBABILITY],
+        "declared_groups": ["array-like", None],
+        "random_state": ["random_state"],
+    }
+
     def __init__(
         self,
         estimator,
@@ -196,13 +222,17 @@ class PrivateHyperparameterSearch:
     @staticmethod
     def candidate_rdp(estimator, sample_rate: float, orders) -> np.ndarray:
         """RDP curve of one fit of a DP-SGD-family ``estimator`` run with sampling rate q = ``sample_rate``."""
-        from .models.dpsgd import RECORD_COUNT_NOISE, _positive_int, dpsgd_rdp
+        from .models.dpsgd import RECORD_COUNT_NOISE, dpsgd_rdp
 
         _check_family(estimator)
+        validate_params(estimator)
         if not estimator._private():
             raise ValueError("every candidate must be private (target_epsilon or noise_multiplier > 0)")
+        if getattr(estimator, "secure", False):
+            raise ValueError("secure=True candidates are not supported by the search yet (their discrete-Gaussian "
+                             "steps need the secure RDP bound); tune with secure=False")
         q = float(sample_rate)
-        steps = _positive_int(estimator.epochs, "epochs") * max(1, int(round(1.0 / q)))
+        steps = int(estimator.epochs) * max(1, int(round(1.0 / q)))
         sigma, sigma_count = estimator._noise_multipliers(q, steps, (RECORD_COUNT_NOISE,))
         sigma_eff = estimator._effective_sigma(sigma, sigma_count)
         return dpsgd_rdp(q, sigma_eff, steps, (RECORD_COUNT_NOISE,), orders)
@@ -211,27 +241,17 @@ class PrivateHyperparameterSearch:
         from .accountants import DEFAULT_RDP_ORDERS, rdp_gaussian, rdp_to_epsilon
         from .models.dpsgd import RECORD_COUNT_NOISE
 
+        validate_params(self)
         _check_family(self.estimator)
-        X = check_X(X)
-        n = X.shape[0]
-        classes, y01 = check_binary_labels(y, n)
-        delta = check_delta(self.delta, "delta")
         candidates = list(self.candidates)
         if not candidates or not all(isinstance(c, dict) for c in candidates):
             raise ValueError("candidates must be a non-empty sequence of parameter dicts")
-        p_val = float(self.validation_fraction)
-        if not 0 < p_val < 1:
-            raise ValueError(f"validation_fraction must lie in (0, 1), got {self.validation_fraction!r}")
-        sigma_v = check_positive(self.validation_noise, "validation_noise")
-        eta = float(self.eta)
-        gamma = tnb_gamma_for_mean(eta, self.mean_runs) if eta > -1 else None
-        if gamma is None:
-            raise ValueError(f"eta must be > -1, got {self.eta!r}")
-        if self.constraint not in (None, "demographic_parity", "equal_opportunity", "equalized_odds"):
-            raise ValueError(f"constraint must be None or a fairness constraint name, got {self.constraint!r}")
-        fw = float(self.fairness_weight)
-        if not np.isfinite(fw) or fw < 0:
-            raise ValueError(f"fairness_weight must be a finite number >= 0, got {self.fairness_weight!r}")
+        X = check_X(X)
+        n = X.shape[0]
+        classes, y01 = check_binary_labels(y, n)
+        delta, p_val, sigma_v = float(self.delta), float(self.validation_fraction), float(self.validation_noise)
+        eta, fw = float(self.eta), float(self.fairness_weight)
+        gamma = tnb_gamma_for_mean(eta, self.mean_runs)
         if sensitive_features is None:
             if self.constraint is not None or getattr(self.estimator, "requires_sensitive_features", False):
                 raise ValueError("sensitive_features is required for this estimator / constraint")

@@ -10,7 +10,8 @@ Events (``events``): ``GaussianEvent``, ``LaplaceEvent``, ``PoissonSampledEvent`
   composition, for add/remove-one and replace-one neighbours; tighter than RDP.
 
 ``calibrate_noise_multiplier(make_event, target_epsilon, delta, method="rdp" | "pld")`` is the one calibration
-routine; ``noise_multiplier_for`` and ``dpsgd_epsilon`` are its DP-SGD shorthands. ``compose_*`` and
+routine; ``noise_multiplier_for`` and ``dpsgd_epsilon`` are its DP-SGD shorthands. Estimators report
+``privacy_spent_`` as a ``PrivacySpent``: the (ε, δ) pair and the ``method`` that computed it. ``compose_*`` and
 ``BudgetAccountant`` (``budget``) are the pure/approximate DP composition theorems.
 
 Runtime dependencies: NumPy and the standard library only.
@@ -26,6 +27,8 @@ from .budget import (
     compose_sequential,
 )
 from .calibration import (
+    ACCOUNTANT_METHODS,
+    PrivacySpent,
     calibrate_noise_multiplier,
     dpsgd_epsilon,
     dpsgd_event,
@@ -45,7 +48,6 @@ from .pld import PLDAccountant, PrivacyLossDistribution
 from .rdp import (
     DEFAULT_RDP_ORDERS,
     RDPAccountant,
-    RDPEvent,
     rdp_gaussian,
     rdp_laplace,
     rdp_of_event,
@@ -66,7 +68,6 @@ __all__ = [
     "rdp_of_event",
     "rdp_to_epsilon",
     "rdp_to_delta",
-    "RDPEvent",
     "RDPAccountant",
     "PLDAccountant",
     "PrivacyLossDistribution",
@@ -74,6 +75,8 @@ __all__ = [
     "dpsgd_event",
     "noise_multiplier_for",
     "calibrate_noise_multiplier",
+    "ACCOUNTANT_METHODS",
+    "PrivacySpent",
     "epsilon_of_event",
     "NeighbouringRelation",
     "DpEvent",

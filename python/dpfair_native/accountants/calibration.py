@@ -21,9 +21,48 @@ from ._common import check_sample_rate as _check_sample_rate
 from .events import DpEvent, GaussianEvent, NeighbouringRelation, PoissonSampledEvent, SelfComposedEvent
 from .rdp import DEFAULT_RDP_ORDERS, epsilon_of_rdp_event, rdp_subsampled_gaussian, rdp_to_epsilon
 
-__all__ = ["calibrate_noise_multiplier", "epsilon_of_event", "dpsgd_epsilon", "noise_multiplier_for", "dpsgd_event"]
+__all__ = [
+    "calibrate_noise_multiplier",
+    "epsilon_of_event",
+    "dpsgd_epsilon",
+    "noise_multiplier_for",
+    "dpsgd_event",
+    "PrivacySpent",
+    "ACCOUNTANT_METHODS",
+]
 
 _SIGMA_MAX = 1e8
+
+ACCOUNTANT_METHODS = ("rdp", "pld")
+"""The accountants an estimator can be asked for by ``accountant_method``."""
+
+
+class PrivacySpent(tuple):
+    """(ε, δ) of what a fit released, naming the accountant that computed it.
+
+    A 2-tuple — it unpacks (``eps, delta = est.privacy_spent_``), indexes and compares like ``(ε, δ)`` — with one
+    more attribute, ``method``: "rdp" (Rényi DP, converted at δ), "pld" (privacy-loss distribution, pessimistic
+    discretisation) or "none" (a non-private run, ``(inf, 0)``).
+    """
+
+    def __new__(cls, epsilon: float, delta: float, method: str):
+        self = super().__new__(cls, (float(epsilon), float(delta)))
+        self.method = str(method)
+        return self
+
+    def __getnewargs__(self):  # pickling and copying rebuild from (ε, δ, method)
+        return (self[0], self[1], self.method)
+
+    @property
+    def epsilon(self) -> float:
+        return self[0]
+
+    @property
+    def delta(self) -> float:
+        return self[1]
+
+    def __repr__(self) -> str:
+        return f"PrivacySpent(epsilon={self[0]!r}, delta={self[1]!r}, method={self.method!r})"
 
 
 def dpsgd_event(sample_rate: float, noise_multiplier: float, steps: int) -> DpEvent:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Iterator, Sequence, Tuple
+from typing import Iterator, List, Sequence, Tuple
 
 from .._validation import check_positive
 from ._common import check_count, check_sample_rate
@@ -218,4 +218,35 @@ def flatten_event(event: DpEvent, count: int = 1) -> Iterator[Tuple[DpEvent, int
         yield event, count
     else:
         raise ValueError(f"unsupported event type {type(event).__name__}")
+
+
+class EventLog:
+    """The audit trail the accountants keep: their neighbouring relation and every composed event with its label."""
+
+    def __init__(self, neighbouring_relation="add_or_remove_one"):
+        self._relation = NeighbouringRelation.coerce(neighbouring_relation)
+        self._events: List[DpEvent] = []
+        self._labels: List[str] = []
+
+    @property
+    def neighbouring_relation(self) -> NeighbouringRelation:
+        return self._relation
+
+    @property
+    def events(self) -> List[DpEvent]:
+        return list(self._events)
+
+    @property
+    def labels(self) -> List[str]:
+        return list(self._labels)
+
+    @staticmethod
+    def _repeated(event: DpEvent, count) -> DpEvent:
+        """``count`` runs of ``event`` as one event (checked count >= 0)."""
+        count = check_count(count, "count", minimum=0)
+        return event if count == 1 else SelfComposedEvent(event, count)
+
+    def _record(self, event: DpEvent, label) -> None:
+        self._events.append(event)
+        self._labels.append(str(label))
 

@@ -40,15 +40,14 @@ from typing import Dict, List, Sequence, Tuple
 import numpy as np
 
 from .._validation import check_delta, check_positive
-from ._common import check_count
 from ._special import log_erfc
 from .events import (
     DpEvent,
+    EventLog,
     GaussianEvent,
     LaplaceEvent,
     NeighbouringRelation,
     PoissonSampledEvent,
-    SelfComposedEvent,
     flatten_event,
 )
 
@@ -426,7 +425,7 @@ class PrivacyLossDistribution:
         return max(_epsilon_for_delta(d, delta) for d in self._dirs.values())
 
 
-class PLDAccountant:
+class PLDAccountant(EventLog):
     """Privacy accounting by privacy-loss distributions (tighter than RDP; an upper bound on ε).
 
     Parameters
@@ -456,37 +455,20 @@ class PLDAccountant:
         value_discretization_interval: float = 1e-4,
         tail_mass: float = 1e-15,
     ):
-        self._relation = NeighbouringRelation.coerce(neighbouring_relation)
+        super().__init__(neighbouring_relation)
         self._h = check_positive(value_discretization_interval, "value_discretization_interval")
         self._tail = check_delta(tail_mass, "tail_mass")
         self._counts: Dict[DpEvent, int] = {}
-        self._events: List[DpEvent] = []
-        self._labels: List[str] = []
         self._pld = None
-
-    @property
-    def neighbouring_relation(self) -> NeighbouringRelation:
-        return self._relation
-
-    @property
-    def events(self) -> List[DpEvent]:
-        return list(self._events)
-
-    @property
-    def labels(self) -> List[str]:
-        return list(self._labels)
 
     def compose(self, event: DpEvent, count: int = 1, *, label: str = "") -> "PLDAccountant":
         """Compose ``count`` runs of ``event``; returns self."""
-        count = check_count(count, "count", minimum=0)
-        if count != 1:
-            event = SelfComposedEvent(event, count)
+        event = self._repeated(event, count)
         for ev, c in flatten_event(event):
             _pairs(ev, self._relation)  # raises for unsupported events before anything is recorded
         for ev, c in flatten_event(event):
             self._counts[ev] = self._counts.get(ev, 0) + c
-        self._events.append(event)
-        self._labels.append(str(label))
+        self._record(event, label)
         self._pld = None
         return self
 

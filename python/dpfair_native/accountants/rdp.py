@@ -15,8 +15,7 @@ and Laplace RDP are given for both relations (replace-one doubles the shift, see
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, Sequence, Tuple
 
 import numpy as np
 
@@ -27,6 +26,7 @@ from ._common import check_sample_rate as _check_sample_rate
 from ._special import log_erfc
 from .events import (
     DpEvent,
+    EventLog,
     GaussianEvent,
     LaplaceEvent,
     NeighbouringRelation,
@@ -44,7 +44,6 @@ __all__ = [
     "epsilon_of_rdp_event",
     "rdp_to_epsilon",
     "rdp_to_delta",
-    "RDPEvent",
     "RDPAccountant",
 ]
 
@@ -495,30 +494,7 @@ def epsilon_of_rdp_event(event: DpEvent, orders: Sequence[float], delta: float, 
 # ---------------------------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class RDPEvent:
-    """Legacy, string-typed record of one composition (kept importable; ``RDPAccountant.events`` now returns
-    typed events). ``to_event()`` gives the typed equivalent."""
-
-    mechanism: str  # "subsampled_gaussian" | "gaussian" | "laplace"
-    params: dict
-    count: int
-    label: str = ""
-
-    def to_event(self) -> DpEvent:
-        p = self.params
-        if self.mechanism == "subsampled_gaussian":
-            inner: DpEvent = PoissonSampledEvent(p["sample_rate"], GaussianEvent(p["noise_multiplier"]))
-        elif self.mechanism == "gaussian":
-            inner = GaussianEvent(p["noise_multiplier"])
-        elif self.mechanism == "laplace":
-            inner = LaplaceEvent(p["noise_multiplier"])
-        else:
-            raise ValueError(f"unknown mechanism {self.mechanism!r}")
-        return SelfComposedEvent(inner, self.count)
-
-
-class RDPAccountant:
+class RDPAccountant(EventLog):
     """Adds up RDP curves of composed events (RDP composes by summing per order) and converts the total to
     (ε, δ). Same orders, same numbers as dp_accounting's ``RdpAccountant`` (add/remove-one neighbours).
 
@@ -543,42 +519,24 @@ class RDPAccountant:
     """
 
     def __init__(self, orders: Sequence[float] = DEFAULT_RDP_ORDERS, neighbouring_relation="add_or_remove_one"):
+        super().__init__(neighbouring_relation)
         self._orders = _check_orders(orders)
-        self._relation = NeighbouringRelation.coerce(neighbouring_relation)
         self._rdp = np.zeros_like(self._orders)
-        self._events: List[DpEvent] = []
-        self._labels: List[str] = []
 
     @property
     def orders(self) -> np.ndarray:
         return self._orders.copy()
 
     @property
-    def neighbouring_relation(self) -> NeighbouringRelation:
-        return self._relation
-
-    @property
     def rdp(self) -> np.ndarray:
         """The total RDP per order so far."""
         return self._rdp.copy()
 
-    @property
-    def events(self) -> List[DpEvent]:
-        return list(self._events)
-
-    @property
-    def labels(self) -> List[str]:
-        return list(self._labels)
-
     def compose(self, event: DpEvent, count: int = 1, *, label: str = "") -> "RDPAccountant":
         """Compose ``count`` runs of ``event`` (any DpEvent tree); returns self."""
-        count = _check_count(count, "count", minimum=0)
-        if count != 1:
-            event = SelfComposedEvent(event, count)
-        curve = rdp_of_event(event, self._orders, self._relation)
-        self._rdp = self._rdp + curve
-        self._events.append(event)
-        self._labels.append(str(label))
+        event = self._repeated(event, count)
+        self._rdp = self._rdp + rdp_of_event(event, self._orders, self._relation)
+        self._record(event, label)
         return self
 
     def compose_subsampled_gaussian(

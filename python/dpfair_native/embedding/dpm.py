@@ -11,7 +11,7 @@ import numpy as np
 
 from .._validation import check_random_state
 from ..mechanisms import analytic_gaussian_sigma
-from ._base import EmbeddingBase, check_privacy
+from ._base import EmbeddingBase, check_privacy, constraints_of
 from .factorization import _check_components, truncated_svd
 from .graph import WalkOperator
 from .sensitivity import PAPER_SENSITIVITY, walk_l1_sensitivity, walk_l2_sensitivity
@@ -60,6 +60,9 @@ class DPMatrixBaseline(EmbeddingBase):
     so the guarantee is unchanged).
     """
 
+    _parameter_constraints = constraints_of("n_components", "epsilon", "delta", "noise", "window", "paper_faithful",
+                                            "n_iter", "random_state")
+
     def __init__(self, n_components=100, *, epsilon=1.0, delta=None, noise="laplace", window=2,
                  paper_faithful=False, n_iter=4, random_state=None):
         self.n_components = n_components
@@ -73,6 +76,7 @@ class DPMatrixBaseline(EmbeddingBase):
 
     def fit(self, adjacency):
         """Embed the graph ((n, n) adjacency, dense or scipy.sparse); returns self."""
+        self._validate_params()
         eps, delta = check_privacy(self.epsilon, self.delta, self.noise)
         if self.paper_faithful and self.noise != "laplace":
             raise ValueError("paper_faithful=True is the thesis' Laplace calibration; use noise='laplace'")

@@ -27,7 +27,8 @@ import numpy as np
 from .. import accountants
 from .._validation import check_random_state
 from ..mechanisms import analytic_gaussian_sigma
-from ._base import EmbeddingBase, check_privacy
+from .._validation import NON_NEGATIVE, PROBABILITY, StrOptions
+from ._base import EmbeddingBase, check_privacy, constraints_of
 from .factorization import (
     _cap_spectral_norm,
     _check_components,
@@ -121,6 +122,14 @@ class DPNE(EmbeddingBase):
     (300/ε at k = 100, t = 2); Gaussian rows ≈ σ√k ≈ 4.9·2.41·10/ε ≈ 118/ε at δ = 1e-5.
     """
 
+    _parameter_constraints = {
+        **constraints_of("n_components", "epsilon", "delta", "noise", "window", "paper_faithful", "n_epochs",
+                         "learning_rate", "random_state"),
+        "alpha": [NON_NEGATIVE],
+        "context": [StrOptions(set(CONTEXTS))],
+        "context_budget": [PROBABILITY],
+    }
+
     def __init__(self, n_components=100, *, epsilon=1.0, delta=None, noise="laplace", window=2, alpha=1e-3,
                  context="random", context_budget=0.5, paper_faithful=False, n_epochs=5, learning_rate=0.015,
                  random_state=None):
@@ -139,20 +148,13 @@ class DPNE(EmbeddingBase):
 
     # -- checks ----------------------------------------------------------------------------------------------
     def _check_params(self):
+        """The declared constraints, then the checks across parameters."""
+        self._validate_params()
         eps, delta = check_privacy(self.epsilon, self.delta, self.noise)
-        if self.context not in CONTEXTS:
-            raise ValueError(f"context must be one of {CONTEXTS}, got {self.context!r}")
-        alpha = float(self.alpha)
-        if not np.isfinite(alpha) or alpha < 0:
-            raise ValueError(f"alpha must be a finite number >= 0, got {self.alpha!r}")
-        frac = float(self.context_budget)
-        if not 0.0 < frac < 1.0:
-            raise ValueError(f"context_budget must lie in (0, 1), got {self.context_budget!r}")
+        alpha, frac = float(self.alpha), float(self.context_budget)
         if self.paper_faithful:
             if self.noise != "laplace":
                 raise ValueError("paper_faithful=True runs the thesis' Laplace-norm noise; use noise='laplace'")
-            if int(self.n_epochs) < 1 or not float(self.learning_rate) > 0:
-                raise ValueError("paper_faithful needs n_epochs >= 1 and learning_rate > 0")
         elif self.context == "svd" and np.isfinite(eps):
             raise ValueError(
                 "context='svd' computes H from the graph without noise, so W would not be DP; use it only with "

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_random_state
-from ._base import EmbeddingBase
+from ._base import EmbeddingBase, constraints_of
 from .graph import WalkOperator
 
 __all__ = ["SVDEmbedding", "random_orthonormal", "truncated_svd"]
@@ -72,6 +72,8 @@ class SVDEmbedding(EmbeddingBase):
         Not private.
     """
 
+    _parameter_constraints = constraints_of("n_components", "window", "n_iter", "random_state")
+
     def __init__(self, n_components=100, *, window=2, n_iter=4, random_state=None):
         self.n_components = n_components
         self.window = window
@@ -79,6 +81,8 @@ class SVDEmbedding(EmbeddingBase):
         self.random_state = random_state
 
     def fit(self, adjacency):
+        """Embed the graph ((n, n) adjacency, dense or scipy.sparse); returns self."""
+        self._validate_params()
         op = WalkOperator(adjacency, self.window)
         k = _check_components(self.n_components, op.n_vertices)
         U, s, V = truncated_svd(op.matmul, op.rmatmul, op.n_vertices, k, n_iter=int(self.n_iter),
@@ -91,6 +95,7 @@ class SVDEmbedding(EmbeddingBase):
 
 
 def _check_components(k, n: int) -> int:
-    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or not 1 <= k <= n:
+    """n_components (a declared positive int) against the graph: at most |V|."""
+    if k > n:
         raise ValueError(f"n_components must be an int in [1, |V| = {n}], got {k!r}")
     return int(k)

@@ -15,9 +15,17 @@ from typing import Any, Dict, Optional
 
 import numpy as np
 
-from .._validation import check_binary_labels, check_random_state, check_sensitive_features, check_X
+from .._validation import (
+    check_binary_labels,
+    check_random_state,
+    check_sensitive_features,
+    check_X,
+    validate_params,
+)
+from ..distributed import (
+    is_dask_collection,  # no Dask import: the module imports Dask only when used
+)
 from ..domain import FeatureDomain
-from ..distributed import is_dask_collection  # no Dask import: the module imports Dask only when used
 
 
 class NotFittedError(ValueError, AttributeError):
@@ -65,6 +73,22 @@ class DPClassifierBase:
     ``requires_sensitive_features``: whether ``fit`` needs ``sensitive_features`` (fairness-aware estimators).
     ``declared_groups`` parameter (optional in subclasses' __init__): a public list of group labels; when given,
     group codes follow it and the number of groups is public (DP rule 2).
+
+    Attributes
+    ----------
+    coef_ : ndarray (d,)
+        Weights of the linear score xᵀw + b.
+    intercept_ : float
+        b.
+    classes_ : ndarray (2,)
+        The two labels; the score's positive side is ``classes_[1]``.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when X had string column names.
+    groups_ : ndarray (K,)
+        The group labels in code order, when ``sensitive_features`` were given.
+    privacy_spent_ : (float, float)
+        (ε, δ) of what the fit released.
     """
 
     requires_sensitive_features = False
@@ -73,6 +97,8 @@ class DPClassifierBase:
     _may_score_poorly = True
     # scipy.sparse X (CSR kernels); an estimator without a sparse path sets False and its fit refuses sparse X
     _accepts_sparse = True
+    # parameter name -> allowed forms (see dpfair_native._validation), checked once at the start of fit
+    _parameter_constraints: Dict[str, list] = {}
 
     # -- scikit-learn parameter protocol -------------------------------------------------------------------
     @classmethod
@@ -152,7 +178,10 @@ class DPClassifierBase:
 
     # -- fitting ---------------------------------------------------------------------------------------------
     def fit(self, X, y, *, sensitive_features=None, sample_weight=None):
-        """Fit on X (n, d), binary labels y and (keyword-only) sensitive_features; returns self."""
+        """Fit on X (n, d), binary labels y and (keyword-only) sensitive_features; returns self.
+
+        The parameters are checked against ``_parameter_constraints`` first, before any data is read."""
+        validate_params(self)
         if sample_weight is not None:
             raise ValueError(
                 f"{type(self).__name__} does not support sample_weight: weights change the sensitivity; "

@@ -322,12 +322,8 @@ def structural_repair(b: np.ndarray, Q: np.ndarray, noise_std: np.ndarray, domai
                 est = (Q[j, j] / v_diag + Q[j, d0] / v_cross) / (1.0 / v_diag + 1.0 / v_cross)
             Q[j, j] = Q[j, d0] = Q[d0, j] = est
         Q = _shrink_to_independence(Q, noise_std, pos, groups)
-        if SHRINK_LINEAR:
-            b = _shrink_linear(b, Q, noise_std, c)
+        b = _shrink_linear(b, Q, noise_std, c)
     return b, Q
-
-
-SHRINK_LINEAR = True  # library default; a switch for the comparisons in bench/RESULTS.md
 
 
 def _shrink_linear(b: np.ndarray, Q: np.ndarray, noise_std: np.ndarray, c: float) -> np.ndarray:

@@ -12,26 +12,62 @@ lies between them, and when ε_s < ε_n it is below ε_n — less than what the 
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 
-from .._validation import check_delta, check_epsilon
-from ._functional_core import NoiseBlock, monomial_mask
-from .functional import (
+from .._validation import NON_NEGATIVE, POSITIVE_OR_INF, PROBABILITY
+from ._functional_base import (
+    COMMON_CONSTRAINTS,
     MEAN_SHARE,
-    _common_init,
-    _FunctionalBase,
-    _joint_block,
-    _sqrt2_offdiagonal,
+    SENSITIVE_MEAN,
+    FunctionalBase,
+    ReleasePlan,
     ding_sensitivity_l2,
+    document,
+    init_common,
+    joint_block,
+    sqrt2_offdiagonal,
 )
+from ._functional_core import NoiseBlock, monomial_mask
 
 __all__ = ["PDFC", "ADFC"]
 
+_DING_PARAMETERS = """    attribute : int, str or "random", default "random"
+        x_s: a column index, a feature name of the domain, or a public random choice.
+    tau : float >= 0, default 0.1
+        Bound on |μ̃ᵀw| (decision-score units).
+    paper_faithful : bool, default False
+        Run the published algorithm (domain [0, 1]^d, the paper's sensitivity and calibration, no intercept).
+    sensitive_mean : float in [0, 1] or None, default None
+        Public share of group 1 for the paper-faithful s̄; None: a noisy count.
+    declared_groups : array-like or None, default None
+        Public group labels (exactly two).
+"""
+_DING_ATTRIBUTES = """    groups_ : ndarray (2,)
+    attribute_ : int
+        The index of x_s.
+    epsilon_claimed_ : float
+        The paper's ε figure ε_s/d + (d − 1)ε_n/d (not a valid bound).
+    delta_claimed_ : float
+        The paper's δ figure.
+"""
 
-class _DingBase(_FunctionalBase):
+
+class _DingBase(FunctionalBase):
     _fair = True
     _faithful_offset = True
     requires_sensitive_features = True
+    _parameter_constraints = {
+        **COMMON_CONSTRAINTS,
+        "epsilon_s": [POSITIVE_OR_INF],
+        "epsilon_n": [POSITIVE_OR_INF],
+        "attribute": [str, Integral],  # a column index, a feature name or "random": checked against the domain in fit
+        "tau": [NON_NEGATIVE],
+        "paper_faithful": ["boolean"],
+        "sensitive_mean": SENSITIVE_MEAN,
+        "declared_groups": ["array-like", None],
+    }
 
     def _column(self, ctx, rng) -> int:
         attr = self.attribute
@@ -55,6 +91,40 @@ class _DingBase(_FunctionalBase):
         delta = 1.0 - (1.0 - self._delta_s) * (1.0 - self._delta_n)
         return float(eps), float(delta)
 
+    _mechanism = "laplace"  # PDFC; ADFC: "gaussian"
+
+    def _deltas(self):
+        """(δ_s, δ_n): 0 for the pure-DP PDFC."""
+        return 0.0, 0.0
+
+    def _faithful_blocks(self, ctx, phi_s, eps_s, eps_n):
+        """The paper's two blocks (its sensitivity formula and calibration), ε_n net of the s̄ count."""
+        raise NotImplementedError
+
+    def _plan(self, ctx, rng):
+        """Φ_s with (ε_s, δ_s); Φ_n with (ε_n, δ_n) — in the library mode joined by the group statistics."""
+        eps_s, eps_n = float(self.epsilon_s), float(self.epsilon_n)
+        delta_s, delta_n = self._deltas()
+        self._eps_s, self._eps_n, self._delta_s, self._delta_n = eps_s, eps_n, delta_s, delta_n
+        col, phi_s = self._masks(ctx, rng)
+        if ctx.faithful:
+            count_eps = 0.0 if self.sensitive_mean is not None else MEAN_SHARE * eps_n
+            rest = eps_n - count_eps if np.isfinite(eps_n) else eps_n
+            return ReleasePlan(self._faithful_blocks(ctx, phi_s, eps_s, rest), None, count_eps)
+        mech = self._mechanism
+        sens_s, sens_n = ctx.model_domain.functional_sensitivity_split(col, norm="l1" if mech == "laplace" else "l2")
+        blocks = [
+            NoiseBlock("phi_s", ctx.mask_coef(phi_s, n_stats=ctx.n_group_stats), mech, float(sens_s), eps_s, delta_s),
+            joint_block(self, ctx, eps_n, mech, delta_n, coef_mask=~phi_s, coef_sens=float(sens_n),
+                        label="phi_n+group_stats"),
+        ]
+        return ReleasePlan(blocks, "group")
+
+    def _fit_rows(self, rows, group_labels, rng):
+        out = super()._fit_rows(rows, group_labels, rng)
+        out["attribute_"] = self._attribute_index
+        return out
+
     def _masks(self, ctx, rng):
         col = self._column(ctx, rng)
         self._attribute_index = col
@@ -62,6 +132,12 @@ class _DingBase(_FunctionalBase):
         return col, phi_s
 
 
+@document(
+    """    epsilon_s : float > 0 or inf, default 0.5
+        Budget of Φ_s (the monomials with w_s).
+    epsilon_n : float > 0 or inf, default 0.5
+        Budget of Φ_n (the rest).
+""" + _DING_PARAMETERS, _DING_ATTRIBUTES)
 class PDFC(_DingBase):
     """PDFC (Ding et al. Algorithm 1): Laplace noise with budget ε_s on Φ_s and ε_n on Φ_n.
 
@@ -82,41 +158,27 @@ class PDFC(_DingBase):
         self.tau = tau
         self.sensitive_mean = sensitive_mean
         self.declared_groups = declared_groups
-        _common_init(self, paper_faithful=paper_faithful, domain=domain, domain_policy=domain_policy,
-                     fit_intercept=fit_intercept, ridge=ridge, backend=backend, n_threads=n_threads,
-                     random_state=random_state, accountant=accountant, secure=secure)
+        self.paper_faithful = paper_faithful
+        init_common(self, domain=domain, domain_policy=domain_policy, fit_intercept=fit_intercept, ridge=ridge,
+                    backend=backend, n_threads=n_threads, random_state=random_state, accountant=accountant,
+                    secure=secure)
 
-    def _plan(self, ctx, rng):
-        from ..domain import paper_sensitivity_pflr
+    def _faithful_blocks(self, ctx, phi_s, eps_s, eps_n):
+        from ..paper_formulas import paper_sensitivity_pflr
 
-        eps_s = check_epsilon(self.epsilon_s, "epsilon_s", allow_inf=True)
-        eps_n = check_epsilon(self.epsilon_n, "epsilon_n", allow_inf=True)
-        self._eps_s, self._eps_n, self._delta_s, self._delta_n = eps_s, eps_n, 0.0, 0.0
-        col, phi_s = self._masks(ctx, rng)
-        if ctx.faithful:
-            sens = float(paper_sensitivity_pflr(ctx.d))
-            count_eps = 0.0 if self.sensitive_mean is not None else MEAN_SHARE * eps_n
-            blocks = [
-                NoiseBlock("phi_s", phi_s, "laplace", sens, eps_s),
-                NoiseBlock("phi_n", ~phi_s, "laplace", sens, eps_n - count_eps if np.isfinite(eps_n) else eps_n),
-            ]
-            return blocks, None, count_eps
-        self._tau()
-        k = ctx.n_group_stats
-        sens_s, sens_n = ctx.model_domain.functional_sensitivity_split(col, norm="l1")
-        blocks = [
-            NoiseBlock("phi_s", ctx.mask_coef(phi_s, n_stats=k), "laplace", float(sens_s), eps_s),
-            _joint_block(self, ctx, eps_n, "laplace", None, coef_mask=~phi_s, coef_sens=float(sens_n),
-                         label="phi_n+group_stats"),
-        ]
-        return blocks, "group", 0.0
-
-    def _fit_rows(self, rows, group_labels, rng):
-        out = super()._fit_rows(rows, group_labels, rng)
-        out["attribute_"] = self._attribute_index
-        return out
+        sens = float(paper_sensitivity_pflr(ctx.d))
+        return [NoiseBlock("phi_s", phi_s, "laplace", sens, eps_s),
+                NoiseBlock("phi_n", ~phi_s, "laplace", sens, eps_n)]
 
 
+@document(
+    """    epsilon_s : float > 0 or inf, default 0.5
+    delta_s : float in (0, 1), default 5e-6
+        (ε_s, δ_s) of Φ_s (the monomials with w_s).
+    epsilon_n : float > 0 or inf, default 0.5
+    delta_n : float in (0, 1), default 5e-6
+        (ε_n, δ_n) of Φ_n (the rest).
+""" + _DING_PARAMETERS, _DING_ATTRIBUTES)
 class ADFC(_DingBase):
     """ADFC (Ding et al. Algorithm 3): Gaussian noise, (ε_s, δ_s) on Φ_s and (ε_n, δ_n) on Φ_n.
 
@@ -127,6 +189,13 @@ class ADFC(_DingBase):
     sums/counts ride with Φ_n (L2 sensitivity √(Δ_n² + Δ_g²)), the exact constraint |μ̃ᵀw| <= tau.
     privacy_spent_ = (ε_s + ε_n, δ_s + δ_n); epsilon_claimed_/delta_claimed_ are the paper's figures.
     """
+
+    _mechanism = "gaussian"
+    _parameter_constraints = {
+        **_DingBase._parameter_constraints,
+        "delta_s": [PROBABILITY],
+        "delta_n": [PROBABILITY],
+    }
 
     def __init__(self, *, epsilon_s=0.5, delta_s=5e-6, epsilon_n=0.5, delta_n=5e-6, attribute="random", tau=0.1,
                  paper_faithful=False, sensitive_mean=None, domain=None, domain_policy="clip", fit_intercept=True,
@@ -140,38 +209,17 @@ class ADFC(_DingBase):
         self.tau = tau
         self.sensitive_mean = sensitive_mean
         self.declared_groups = declared_groups
-        _common_init(self, paper_faithful=paper_faithful, domain=domain, domain_policy=domain_policy,
-                     fit_intercept=fit_intercept, ridge=ridge, backend=backend, n_threads=n_threads,
-                     random_state=random_state, accountant=accountant, secure=secure)
+        self.paper_faithful = paper_faithful
+        init_common(self, domain=domain, domain_policy=domain_policy, fit_intercept=fit_intercept, ridge=ridge,
+                    backend=backend, n_threads=n_threads, random_state=random_state, accountant=accountant,
+                    secure=secure)
 
-    def _plan(self, ctx, rng):
-        eps_s = check_epsilon(self.epsilon_s, "epsilon_s", allow_inf=True)
-        eps_n = check_epsilon(self.epsilon_n, "epsilon_n", allow_inf=True)
-        delta_s = check_delta(self.delta_s, "delta_s")
-        delta_n = check_delta(self.delta_n, "delta_n")
-        self._eps_s, self._eps_n, self._delta_s, self._delta_n = eps_s, eps_n, delta_s, delta_n
-        col, phi_s = self._masks(ctx, rng)
-        if ctx.faithful:
-            sens = ding_sensitivity_l2(ctx.d, 1.5)
-            count_eps = 0.0 if self.sensitive_mean is not None else MEAN_SHARE * eps_n
-            blocks = [
-                NoiseBlock("phi_s", phi_s, "gaussian", sens, eps_s, delta_s, calibration="extended",
-                           weights=_sqrt2_offdiagonal(ctx, phi_s)),
-                NoiseBlock("phi_n", ~phi_s, "gaussian", sens, eps_n - count_eps if np.isfinite(eps_n) else eps_n,
-                           delta_n, calibration="extended", weights=_sqrt2_offdiagonal(ctx, ~phi_s)),
-            ]
-            return blocks, None, count_eps
-        self._tau()
-        k = ctx.n_group_stats
-        sens_s, sens_n = ctx.model_domain.functional_sensitivity_split(col, norm="l2")
-        blocks = [
-            NoiseBlock("phi_s", ctx.mask_coef(phi_s, n_stats=k), "gaussian", float(sens_s), eps_s, delta_s),
-            _joint_block(self, ctx, eps_n, "gaussian", delta_n, coef_mask=~phi_s, coef_sens=float(sens_n),
-                         label="phi_n+group_stats"),
-        ]
-        return blocks, "group", 0.0
+    def _deltas(self):
+        return float(self.delta_s), float(self.delta_n)
 
-    def _fit_rows(self, rows, group_labels, rng):
-        out = super()._fit_rows(rows, group_labels, rng)
-        out["attribute_"] = self._attribute_index
-        return out
+    def _faithful_blocks(self, ctx, phi_s, eps_s, eps_n):
+        sens = ding_sensitivity_l2(ctx.d, 1.5)
+        return [NoiseBlock("phi_s", phi_s, "gaussian", sens, eps_s, float(self.delta_s), calibration="extended",
+                           weights=sqrt2_offdiagonal(ctx, phi_s)),
+                NoiseBlock("phi_n", ~phi_s, "gaussian", sens, eps_n, float(self.delta_n), calibration="extended",
+                           weights=sqrt2_offdiagonal(ctx, ~phi_s))]

@@ -32,12 +32,11 @@ pass ``declared_groups``.
 
 from __future__ import annotations
 
-import numbers
 from typing import Any, Dict
 
 import numpy as np
 
-from .._validation import check_epsilon
+from .._validation import BACKEND, POSITIVE, POSITIVE_INT, StrOptions
 from ._base import DPClassifierBase
 
 __all__ = ["ExponentialMechanismFairLearner", "random_linear_candidates", "fair_utility_sensitivity"]
@@ -126,21 +125,62 @@ def fair_utilities(X, y01, groups, n_groups: int, candidates: np.ndarray, min_gr
 class ExponentialMechanismFairLearner(DPClassifierBase):
     """ε-DP choice of a linear classifier trading training error against the equal-opportunity gap.
 
-    Parameters: ``epsilon`` (pure DP, replace-one); ``min_group_positives`` (public lower bound L_a on
-    positively-labelled rows per group, required); ``candidates`` ((m, d+1) [w, b] rows, data-independent) or
-    ``n_candidates`` random ones from ``random_state``; ``on_small_group`` "clamp" (default) | "raise" (module docstring);
-    ``declared_groups`` (public group labels); ``backend``/``n_threads`` are accepted for API uniformity (the
-    scoring is one NumPy matrix product; there is no native kernel here); ``secure`` (default False): select
-    with :func:`dpfair_native.mechanisms.permute_and_flip_secure` — permute-and-flip on grid-rounded utilities with
-    exact coins from a ChaCha20 stream (OS CSPRNG when random_state is None), ε-DP with Δu inflated by the grid
-    (<= 0.1%); the choice distribution is permute-and-flip's, not the exponential mechanism's (same ε, never worse
-    expected utility). Default False because the float exponential mechanism is the paper's.
+    Parameters
+    ----------
+    epsilon : float > 0, default 1.0
+        Pure DP budget (replace-one neighbours).
+    min_group_positives : int, array-like of int or None, default None
+        Public lower bound L_a on the positively-labelled rows of every group (one, or one per group); required.
+    candidates : array-like (m, d + 1) or None, default None
+        [w, b] rows chosen without looking at the data; None: ``n_candidates`` random ones.
+    n_candidates : int, default 200
+    on_small_group : {"clamp", "raise"}, default "clamp"
+        What a group with fewer positives than declared does (module docstring; "clamp" is DP on every data set).
+    declared_groups : array-like or None, default None
+        Public group labels.
+    random_state : int, numpy Generator or None, default None
+    backend : {"native", "numpy"}, default "native"
+        Accepted for API uniformity (the scoring is one NumPy matrix product).
+    n_threads : int or None, default None
+        Accepted for API uniformity.
+    secure : bool, default False
+        Select with :func:`dpfair_native.mechanisms.permute_and_flip_secure` (permute-and-flip on grid-rounded
+        utilities with exact coins from a ChaCha20 stream; ε-DP with Δu inflated by the grid, <= 0.1%).
 
-    Fitted: ``coef_``, ``intercept_``, ``selected_index_``, ``candidates_`` (public), ``utility_sensitivity_``
-    (Δu), ``privacy_spent_ = (epsilon, 0.0)``. The utilities themselves are private and are not stored.
+    Attributes
+    ----------
+    coef_, intercept_, classes_, n_features_in_, feature_names_in_
+        As every classifier of the package (:class:`~dpfair_native.models.DPClassifierBase`).
+    selected_index_ : int
+        The chosen row of ``candidates_``.
+    candidates_ : ndarray (m, d + 1)
+        The (public) candidate set.
+    utility_sensitivity_ : float
+        Δu.
+    privacy_spent_ : (float, float)
+        (epsilon, 0.0).
+
+    Notes
+    -----
+    The utilities themselves are private and are not stored. With ``secure`` the choice distribution is
+    permute-and-flip's, not the exponential mechanism's (same ε, never worse expected utility); default False
+    because the float exponential mechanism is the paper's.
     """
 
     requires_sensitive_features = True
+
+    _parameter_constraints = {
+        "epsilon": [POSITIVE],
+        "min_group_positives": [POSITIVE_INT, "array-like", None],  # None: refused in _fit with how to declare it
+        "candidates": ["array-like", None],
+        "n_candidates": [POSITIVE_INT],
+        "on_small_group": [StrOptions(set(_SMALL_GROUP_POLICIES))],
+        "declared_groups": ["array-like", None],
+        "random_state": ["random_state"],
+        "backend": [BACKEND],
+        "n_threads": [POSITIVE_INT, None],
+        "secure": ["boolean"],
+    }
 
     def __init__(
         self,
@@ -170,19 +210,12 @@ class ExponentialMechanismFairLearner(DPClassifierBase):
     def _fit(self, X, y, groups, group_labels, rng) -> Dict[str, Any]:
         from ..mechanisms import exponential_mechanism
 
-        eps = check_epsilon(self.epsilon, "epsilon")
-        if self.on_small_group not in _SMALL_GROUP_POLICIES:
-            raise ValueError(f"on_small_group must be one of {_SMALL_GROUP_POLICIES}, got {self.on_small_group!r}")
-        if self.backend not in ("native", "numpy"):
-            raise ValueError(f"backend must be 'native' or 'numpy', got {self.backend!r}")
+        eps = float(self.epsilon)
         n, d = X.shape
         K = group_labels.shape[0]
         bounds = _check_min_positives(self.min_group_positives, K)
         if self.candidates is None:
-            nc = self.n_candidates
-            if isinstance(nc, (bool, np.bool_)) or not isinstance(nc, (numbers.Integral, np.integer)) or nc < 1:
-                raise ValueError(f"n_candidates must be a positive int, got {nc!r}")
-            cands = random_linear_candidates(int(nc), d, rng)
+            cands = random_linear_candidates(int(self.n_candidates), d, rng)
         else:
             cands = _check_candidates(self.candidates, d)
         utilities, positives = fair_utilities(X.astype(np.float64, copy=False), y, groups, K, cands, bounds)
@@ -193,8 +226,6 @@ class ExponentialMechanismFairLearner(DPClassifierBase):
                 "declared; declare a smaller bound, or use on_small_group='clamp' (DP on every dataset)"
             )
         sensitivity = fair_utility_sensitivity(n, bounds)
-        if not isinstance(self.secure, (bool, np.bool_)):
-            raise ValueError(f"secure must be True or False, got {self.secure!r}")
         if self.secure:  # exact permute-and-flip on grid-rounded utilities (mechanisms.permute_and_flip_secure)
             from ..mechanisms import permute_and_flip_secure
 

@@ -37,14 +37,29 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from numbers import Real
 from typing import Optional, Tuple
 
 import numpy as np
 
 from .. import kernels
-from .._validation import check_delta, check_epsilon, check_positive, check_sensitive_features
+from .._validation import (
+    POSITIVE,
+    POSITIVE_INT,
+    Interval,
+    check_positive,
+    check_sensitive_features,
+)
 from ._base import DPClassifierBase
-from .dpsgd import DEFAULT_LEARNING_RATE, calibrate_dpsgd_noise, dpsgd_privacy_spent, poisson_batches
+from .dpsgd import (
+    DEFAULT_ACCOUNTANT_METHOD,
+    DEFAULT_LEARNING_RATE,
+    _DPSGDBase,
+    _secure_keys,
+    calibrate_dpsgd_noise,
+    dpsgd_privacy_spent,
+    poisson_batches,
+)
 
 __all__ = [
     "FairDPClassifier",
@@ -111,6 +126,52 @@ def split_microbatches(batch_rows, n_micro: int, rng: np.random.Generator):
     return batch_rows[order], offsets
 
 
+def _noisy_group_sizes(groups, K: int, count_sigma: float, sigma: float, keys, rng):
+    """(sizes, σ_c charged): the Gaussian release of the group-count histogram (L2 sensitivity 1); a non-private
+    run (σ = 0) keeps the exact counts and charges nothing (σ_c None)."""
+    counts = np.bincount(groups, minlength=K).astype(np.float64)
+    if sigma == 0.0:
+        return counts, None
+    if keys is not None:  # exact discrete Gaussian, variance the exact square of the double σ_c
+        from fractions import Fraction
+
+        return counts + kernels.discrete_gaussian_noise(
+            K, Fraction(count_sigma) ** 2, random_state=keys.next(),
+            backend="native" if kernels.native_available() else "numpy",
+        ).astype(np.float64), count_sigma
+    return counts + count_sigma * rng.standard_normal(K), count_sigma
+
+
+def _dp_mc_members(X, y, theta, last_batch, N: int, eta: float, weights, common: dict, keys, rng) -> np.ndarray:
+    """DP-MC (step T, Alg. 2): N disjoint micro-batches of the last per-group Poisson batch, one noisy update of
+    ``theta`` each; returns the (N, d + 1) members."""
+    d1 = theta.shape[0]
+    micro_rows, micro_offsets = split_microbatches(last_batch, N, rng)
+    micro_noise = None if keys is not None else rng.standard_normal((N, d1))
+    members = np.empty((N, d1))
+    for j in range(N):
+        part = micro_rows[micro_offsets[j] : micro_offsets[j + 1]]
+        members[j], _ = kernels.dpsgd_epochs(
+            X, y, theta, part, np.array([0, part.shape[0]]), np.array([eta]),
+            None if keys is not None else micro_noise[j : j + 1], group_weights=weights * N,
+            secure_key=None if keys is None else keys.next(), **common
+        )
+    return members
+
+
+def _member_rates(positive: np.ndarray, codes: np.ndarray, keep: np.ndarray, K: int):
+    """((N, K) positive rate of every member in every group among the kept rows (NaN for an empty group),
+    (K,) kept rows per group)."""
+    rates = np.full((positive.shape[1], K), np.nan)
+    sizes = np.zeros(K)
+    for k in range(K):
+        sel = keep & (codes == k)
+        sizes[k] = sel.sum()
+        if sizes[k] > 0:
+            rates[:, k] = positive[sel].mean(axis=0)
+    return rates, sizes
+
+
 @dataclass(frozen=True)
 class FairDPCertificate:
     """Theorem 2's bound and, when data were given, the DP-MC estimate of the group gap.
@@ -137,12 +198,6 @@ class FairDPCertificate:
     mc_error: Optional[float] = None
 
 
-def _check_count(value, name: str) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    return int(value)
-
-
 def _per_group(value, K: int, name: str, *, upper: Optional[float] = None) -> np.ndarray:
     arr = np.atleast_1d(np.asarray(value, dtype=np.float64))
     if arr.ndim != 1 or arr.shape[0] not in (1, K):
@@ -157,24 +212,92 @@ def _per_group(value, K: int, name: str, *, upper: Optional[float] = None) -> np
 class FairDPClassifier(DPClassifierBase):
     """FairDP logistic regression (module docstring): per-group DP-SGD, aggregation, ‖w‖ <= M, DP-MC ensemble.
 
-    Parameters: ``noise_multiplier`` σ (or ``target_epsilon`` to calibrate it; then noise_multiplier is ignored);
-    ``delta``; ``clip_norm`` C (number or one per group); ``weight_bound`` M (default 5; the paper's M = 1 bounds
-    every score by ‖x‖ and gave the constant classifier on Adult; 5 was chosen on a validation split of Adult's
-    training data: accuracy 0.822, risk difference 0.16 at ε = 1; a lower M is fairer and less accurate);
-    ``sample_rate`` q (number or one per group; public); ``epochs`` (T = epochs·round(1/max_k q_k) steps, the last
-    one the DP-MC step); ``learning_rate`` η (default 2.0 as for DP-SGD; None: the paper's 1/√T); ``n_models`` N;
-    ``group_sizes`` (public n_k, one per group) or None to release noisy counts with ``count_noise_multiplier`` σ_c;
-    ``declared_groups`` (public group labels; else the labels seen in sensitive_features); ``backend``,
-    ``random_state``, ``n_threads``; ``secure`` (default False): exact discrete Gaussian noise in the loop and on
-    the group counts, accounted by the general Poisson-subsampling bound (see :mod:`dpfair_native.models.dpsgd`;
-    default False for speed and because the float path is FairDP's).
+    Parameters
+    ----------
+    noise_multiplier : float >= 0, default 1.0
+        σ (0: non-private). Ignored when ``target_epsilon`` is given.
+    target_epsilon : float or None, default None
+        Calibrate σ so that ``privacy_spent_`` meets it at ``delta``.
+    delta : float in (0, 1), default 1e-5
+    clip_norm : float or array-like (K,), default 1.0
+        C_k, one number or one per group.
+    weight_bound : float > 0, default 5.0
+        M. The paper's M = 1 bounds every score by ‖x‖ and gave the constant classifier on Adult; 5 was chosen on a
+        validation split of Adult's training data (accuracy 0.822, risk difference 0.16 at ε = 1); a lower M is
+        fairer and less accurate.
+    sample_rate : float or array-like (K,), default 0.01
+        q_k, public.
+    epochs : int, default 5
+        T = epochs·round(1/max_k q_k) steps, the last one the DP-MC step.
+    learning_rate : float or None, default 2.0
+        η (as for DP-SGD); None: the paper's 1/√T.
+    n_models : int, default 10
+        N, the DP-MC ensemble size.
+    group_sizes : array-like (K,) or None, default None
+        Public n_k; None releases noisy counts with ``count_noise_multiplier``.
+    count_noise_multiplier : float > 0 or None, default 10.0
+        σ_c of the group-count release (needed when ``group_sizes`` is None).
+    declared_groups : array-like or None, default None
+        Public group labels; None: the labels seen in ``sensitive_features``.
+    backend : {"native", "numpy"}, default "native"
+    random_state : int, numpy Generator or None, default None
+    n_threads : int or None, default None
+    secure : bool, default False
+        Exact discrete Gaussian noise in the loop and on the group counts, accounted by the general
+        Poisson-subsampling RDP bound (see :mod:`dpfair_native.models.dpsgd`).
+    accountant_method : {"pld", "rdp"}, default "pld"
+        The accountant of ``privacy_spent_`` and of the ``target_epsilon`` calibration.
 
-    Fitted: coef_, intercept_ (ensemble mean), ensemble_coef_ (N, d), ensemble_intercept_ (N,), privacy_spent_,
-    noise_multiplier_, sample_rates_ (K,), expected_batch_sizes_ (K,), n_steps_, learning_rate_,
-    group_size_estimates_ (public or noisy n_k), step_bounds_ (T−1, K) sensitivities a_k·C_k of the training steps.
+    Attributes
+    ----------
+    coef_ : ndarray (d,)
+        Ensemble mean of the member weights.
+    intercept_ : float
+        Ensemble mean of the member biases.
+    ensemble_coef_ : ndarray (N, d)
+    ensemble_intercept_ : ndarray (N,)
+    classes_ : ndarray (2,)
+    groups_ : ndarray (K,)
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when X had string column names.
+    privacy_spent_ : PrivacySpent
+        (ε, δ) and ``.method``.
+    noise_multiplier_ : float
+    count_noise_multiplier_ : float or None
+        σ_c when the group counts were released, else None.
+    sample_rates_ : ndarray (K,)
+    clip_norms_ : ndarray (K,)
+    expected_batch_sizes_ : ndarray (K,)
+        m_k = q_k·n_k (public or noisy n_k).
+    group_size_estimates_ : ndarray (K,)
+        The public or noisy n_k.
+    n_steps_ : int
+    learning_rate_ : float
+    weight_norm_before_last_step_ : float
+        min(‖w‖, M) entering the DP-MC step (for the certificate).
+    bias_before_last_step_ : float
+    step_bounds_ : ndarray (T − 1, K)
+        Sensitivities a_k·C_k of the training steps.
+
+    Notes
+    -----
+    The algorithm, the privacy argument (parallel composition over groups, add/remove-one neighbours) and the
+    certificate are in the module docstring.
     """
 
     requires_sensitive_features = True
+    _parameter_constraints = {
+        **{k: v for k, v in _DPSGDBase._parameter_constraints.items() if k not in ("batch_size", "l2")},
+        **_DPSGDBase._own_parameters,
+        "clip_norm": [POSITIVE, "array-like"],  # one per group: checked against K in _fit
+        "sample_rate": [Interval(Real, 0, 1, closed="right"), "array-like"],
+        "weight_bound": [POSITIVE],
+        "n_models": [POSITIVE_INT],
+        "group_sizes": ["array-like", None],
+        "count_noise_multiplier": [POSITIVE, None],
+        "declared_groups": ["array-like", None],
+    }
 
     def __init__(
         self,
@@ -195,6 +318,7 @@ class FairDPClassifier(DPClassifierBase):
         random_state=None,
         n_threads: Optional[int] = None,
         secure: bool = False,
+        accountant_method: str = DEFAULT_ACCOUNTANT_METHOD,
     ):
         self.noise_multiplier = noise_multiplier
         self.target_epsilon = target_epsilon
@@ -212,53 +336,39 @@ class FairDPClassifier(DPClassifierBase):
         self.random_state = random_state
         self.n_threads = n_threads
         self.secure = secure
+        self.accountant_method = accountant_method
 
     # -- fit -----------------------------------------------------------------------------------------------
+    def _declared_sizes(self, K: int):
+        """(public n_k or None, σ_c of the count release or None): exactly one of the two is given."""
+        if self.group_sizes is not None:
+            return _per_group(self.group_sizes, K, "group_sizes"), None
+        if self.count_noise_multiplier is None:
+            raise ValueError("give group_sizes (public n_k) or count_noise_multiplier (noisy counts); both are None")
+        return None, float(self.count_noise_multiplier)
+
+    def _noise_multiplier(self, delta: float, q_max: float, steps: int, count_sigma, secure: bool) -> float:
+        """σ: ``noise_multiplier``, or calibrated to ``target_epsilon`` with the count release composed in."""
+        if self.target_epsilon is None:
+            return float(self.noise_multiplier)
+        return calibrate_dpsgd_noise(float(self.target_epsilon), delta, q_max, steps,
+                                     () if count_sigma is None else (count_sigma,), secure=secure,
+                                     method=self.accountant_method)
+
     def _fit(self, X, y, groups, group_labels, rng):
         n, d = X.shape
         K = group_labels.shape[0]
-        delta = check_delta(self.delta, "delta")
+        delta, M, epochs, N = float(self.delta), float(self.weight_bound), int(self.epochs), int(self.n_models)
         C = _per_group(self.clip_norm, K, "clip_norm")
-        M = check_positive(self.weight_bound, "weight_bound")
         q = _per_group(self.sample_rate, K, "sample_rate", upper=1.0)
-        epochs = _check_count(self.epochs, "epochs")
-        N = _check_count(self.n_models, "n_models")
-        if self.backend not in ("native", "numpy"):
-            raise ValueError(f"backend must be 'native' or 'numpy', got {self.backend!r}")
         steps = epochs * max(1, int(round(1.0 / float(q.max()))))
-        from .dpsgd import _secure_keys
-
         keys = _secure_keys(self)  # secure=True: ChaCha20 keys (OS entropy when random_state is None)
+        sizes, count_sigma = self._declared_sizes(K)
+        sigma = self._noise_multiplier(delta, float(q.max()), steps, count_sigma, keys is not None)
+        eta = 1.0 / math.sqrt(steps) if self.learning_rate is None else float(self.learning_rate)
 
-        count_sigma = None
-        if self.group_sizes is not None:
-            sizes = _per_group(self.group_sizes, K, "group_sizes")
-        else:
-            count_sigma = check_positive(self.count_noise_multiplier, "count_noise_multiplier")
-        if self.target_epsilon is not None:
-            target = check_epsilon(self.target_epsilon, "target_epsilon")
-            sigma = calibrate_dpsgd_noise(target, delta, float(q.max()), steps,
-                                          () if count_sigma is None else (count_sigma,), secure=keys is not None)
-        else:
-            sigma = float(self.noise_multiplier)
-            if not np.isfinite(sigma) or sigma < 0:
-                raise ValueError(f"noise_multiplier must be a finite number >= 0 (0: non-private), got {sigma!r}")
-        eta = 1.0 / math.sqrt(steps) if self.learning_rate is None else check_positive(self.learning_rate, "learning_rate")
-
-        if count_sigma is not None:  # Gaussian release of the group-count histogram (L2 sensitivity 1)
-            counts = np.bincount(groups, minlength=K).astype(np.float64)
-            if sigma == 0.0:
-                count_sigma = None  # non-private run: exact counts, nothing to charge
-                sizes = counts
-            elif keys is not None:  # exact discrete Gaussian, variance the exact square of the double σ_c
-                from fractions import Fraction
-
-                sizes = counts + kernels.discrete_gaussian_noise(
-                    K, Fraction(count_sigma) ** 2, random_state=keys.next(),
-                    backend="native" if kernels.native_available() else "numpy",
-                ).astype(np.float64)
-            else:
-                sizes = counts + count_sigma * rng.standard_normal(K)
+        if count_sigma is not None:
+            sizes, count_sigma = _noisy_group_sizes(groups, K, count_sigma, sigma, keys, rng)
         m = q * np.maximum(sizes, 1.0)  # expected batch sizes (post-processing of public/noisy n_k)
         b = float(m.sum())
         weights = b / (K * m)
@@ -276,24 +386,15 @@ class FairDPClassifier(DPClassifierBase):
             X, y, theta, rows, offsets[:steps], rates, None if keys is not None else grad_noise[: steps - 1],
             group_weights=weights, secure_key=None if keys is None else keys.next(), **common
         )
-        # DP-MC (step T): N disjoint micro-batches of the last per-group Poisson batch, one noisy update each.
-        micro_rows, micro_offsets = split_microbatches(rows[offsets[steps - 1] : offsets[steps]], N, rng)
-        micro_noise = None if keys is not None else rng.standard_normal((N, d + 1))
-        members = np.empty((N, d + 1))
-        for j in range(N):
-            part = micro_rows[micro_offsets[j] : micro_offsets[j + 1]]
-            members[j], _ = kernels.dpsgd_epochs(
-                X, y, theta, part, np.array([0, part.shape[0]]), np.array([eta]),
-                None if keys is not None else micro_noise[j : j + 1], group_weights=weights * N,
-                secure_key=None if keys is None else keys.next(), **common
-            )
+        members = _dp_mc_members(X, y, theta, rows[offsets[steps - 1] : offsets[steps]], N, eta, weights, common,
+                                 keys, rng)
         if not np.all(np.isfinite(members)):
             raise ValueError("training diverged (non-finite weights); lower learning_rate or clip_norm")
 
         w_norm = float(np.linalg.norm(theta[:d]))
         w_clipped = min(w_norm, M)  # what step T used (the loop clips w on entry)
         spent = dpsgd_privacy_spent(float(q.max()), sigma, steps, delta, () if count_sigma is None else (count_sigma,),
-                                    secure=keys is not None)
+                                    secure=keys is not None, method=self.accountant_method)
         return {
             "coef_": members[:, :d].mean(axis=0),
             "intercept_": float(members[:, d].mean()),
@@ -359,15 +460,8 @@ class FairDPClassifier(DPClassifierBase):
             if y.shape != (X.shape[0],):
                 raise ValueError(f"y must have one label per row of X ({X.shape[0]}), got shape {y.shape}")
             keep = y == self.classes_[1]
-        positive = self.member_decision_function(X) >= 0  # (n, N)
+        rates, sizes = _member_rates(self.member_decision_function(X) >= 0, codes, keep, labels.shape[0])
         K = labels.shape[0]
-        rates = np.full((N, K), np.nan)
-        sizes = np.zeros(K)
-        for k in range(K):
-            sel = keep & (codes == k)
-            sizes[k] = sel.sum()
-            if sizes[k] > 0:
-                rates[:, k] = positive[sel].mean(axis=0)
         present = sizes > 0
         if present.sum() < 1:
             raise ValueError("no rows fall in the selected event; pass data with rows of every group")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import kernels
+from .._validation import BACKEND, NON_NEGATIVE, POSITIVE, POSITIVE_INT
 from ._base import DPClassifierBase
 
 __all__ = ["LogisticRegression", "FairLogisticRegression"]
@@ -18,7 +19,7 @@ __all__ = ["LogisticRegression", "FairLogisticRegression"]
 
 def _fit_newton(est, X, y, constraint=None):
     """Fitted attributes of argmin Σ_i log(1 + e^{z_i}) − y_i z_i + (α/2)‖coef‖² (z = x_iᵀcoef + intercept),
-    optionally s.t. |aᵀw| <= τ; the kernel validates alpha, tol, max_iter and the constraint."""
+    optionally s.t. |aᵀw| <= τ (the parameters were validated by ``fit``)."""
     fit = kernels.logistic_newton(
         X, y, alpha=est.alpha, fit_intercept=bool(est.fit_intercept), constraint=constraint, max_iter=int(est.max_iter),
         tol=est.tol, n_threads=est.n_threads, backend=est.backend,
@@ -36,11 +37,47 @@ def _fit_newton(est, X, y, constraint=None):
 class LogisticRegression(DPClassifierBase):
     """Non-private logistic regression, exact loss, damped Newton in the ``logistic_newton`` kernel.
 
+    Parameters
+    ----------
+    alpha : float >= 0, default 1e-4
+        Ridge weight on ``coef_``.
+    fit_intercept : bool, default True
+    max_iter : int, default 50
+        Newton steps at most.
+    tol : float > 0, default 1e-8
+        Stop after a full Newton step v with max|v| <= tol·(1 + max|w|).
+    backend : {"native", "numpy"}, default "native"
+    n_threads : int or None, default None
+    random_state : int, numpy Generator or None, default None
+        Unused (the fit is deterministic); accepted for API uniformity.
+    accountant : None
+        Must be None: the model is not private.
+
+    Attributes
+    ----------
+    coef_, intercept_, classes_, n_features_in_, feature_names_in_
+        As every classifier of the package (:class:`~dpfair_native.models.DPClassifierBase`).
+    privacy_spent_ : (inf, 0.0)
+    n_iter_ : int
+    converged_ : bool
+
+    Notes
+    -----
     Minimizes Σ_i [log(1 + exp(z_i)) − y_i z_i] + (alpha/2)‖coef‖², z_i = x_iᵀcoef + intercept.
     Not private: ``privacy_spent_ = (inf, 0.0)``; an ``accountant`` refuses it (infinite ε).
     """
 
     _may_score_poorly = False  # exact, non-private
+    _parameter_constraints = {
+        "alpha": [NON_NEGATIVE],
+        "fit_intercept": ["boolean"],
+        "max_iter": [POSITIVE_INT],
+        "tol": [POSITIVE],
+        "backend": [BACKEND],
+        "n_threads": [POSITIVE_INT, None],
+        "random_state": ["random_state"],
+        "accountant": [None, object],  # any object is refused in _fit, with the reason (not private)
+    }
 
     def __init__(self, *, alpha=1e-4, fit_intercept=True, max_iter=50, tol=1e-8, backend="native", n_threads=None,
                  random_state=None, accountant=None):
@@ -68,6 +105,26 @@ class LogisticRegression(DPClassifierBase):
 class FairLogisticRegression(LogisticRegression):
     """Non-private fair logistic regression: the loss of LogisticRegression subject to |cov(s, xᵀw)| <= tau.
 
+    Parameters
+    ----------
+    tau : float >= 0, default 0.0
+        Bound on |cov(s, xᵀw)|.
+    alpha, fit_intercept, max_iter, tol, backend, n_threads, random_state, accountant
+        As :class:`LogisticRegression`.
+    declared_groups : array-like or None, default None
+        Public group labels (exactly two).
+
+    Attributes
+    ----------
+    coef_, intercept_, classes_, n_features_in_, feature_names_in_, privacy_spent_, n_iter_, converged_
+        As :class:`LogisticRegression`.
+    groups_ : ndarray (2,)
+    constraint_value_ : float
+        The fitted covariance aᵀw.
+
+    Notes
+    -----
+
     cov(s, xᵀw) = (1/n) Σ_i (s_i − s̄) x_iᵀw (decision-boundary covariance, Zafar et al. 2017; the intercept
     cancels), s_i ∈ {0, 1} the code of the row's group (exactly two groups). Solved exactly as a linearly
     constrained Newton method (each step's quadratic model minimized subject to the constraint).
@@ -78,6 +135,11 @@ class FairLogisticRegression(LogisticRegression):
     requires_sensitive_features = True
 
     _may_score_poorly = True  # the fairness constraint trades accuracy
+    _parameter_constraints = {
+        **LogisticRegression._parameter_constraints,
+        "tau": [NON_NEGATIVE],
+        "declared_groups": ["array-like", None],
+    }
 
     def __init__(self, *, tau=0.0, alpha=1e-4, fit_intercept=True, max_iter=50, tol=1e-8, backend="native",
                  n_threads=None, random_state=None, accountant=None, declared_groups=None):
@@ -89,8 +151,6 @@ class FairLogisticRegression(LogisticRegression):
     def _fit(self, X, y, groups, group_labels, rng):
         self._refuse_accountant()
         tau = float(self.tau)
-        if not np.isfinite(tau) or tau < 0:
-            raise ValueError(f"tau must be a finite number >= 0, got {self.tau!r}")
         if len(group_labels) != 2:
             raise ValueError(
                 f"FairLogisticRegression needs exactly two groups in sensitive_features, got {len(group_labels)}"

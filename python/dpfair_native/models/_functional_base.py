@@ -1,0 +1,437 @@
+"""What the functional-mechanism estimators share (``functional.py``, ``ding.py``): the fit context, the release
+plan, one fit routine (plan, account, release once, repair, solve), the joint coefficient + group-statistics block,
+and the library's constants.
+
+Names here are public within the package (no leading underscore): the estimator modules import them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from numbers import Real
+from typing import Any, Dict, List, NamedTuple, Optional
+
+import numpy as np
+
+from .._validation import BACKEND, NON_NEGATIVE, POSITIVE_INT, Interval, StrOptions
+from ..accountants import BudgetAccountant
+from ..domain import FeatureDomain
+from ._base import DPClassifierBase
+from ._functional_core import (
+    FunctionalRelease,
+    NoiseBlock,
+    augment_domain,
+    centroid_difference,
+    default_domain,
+    noise_spectral_scale,
+    offdiagonal_mask,
+    pack_monomials,
+    release_blocks,
+    solve_release,
+    structural_repair,
+    taylor_terms_in_domain,
+    unpack_monomials,
+)
+
+# Share of a budget spent on the private group-1 count when a paper-faithful estimator needs s̄ and no public
+# ``sensitive_mean`` is given (DP rule 2: s̄ is data-dependent).
+MEAN_SHARE = 0.01
+
+# Ridge = RIDGE_FACTOR × (public estimate of the noise matrix's spectral norm), library default mode only.
+RIDGE_FACTOR = 0.3
+# FairFunctionalMechanismLR's factor: structural_repair removes part of the noise that estimate counts; chosen on
+# validation splits of Adult's training portions among {0.15, 0.3, 0.6} (never the test split).
+FAIR_RIDGE_FACTOR = 0.15
+
+# In a joint release the group sums/counts are divided by this weight before the noise is added (and multiplied
+# back after): their share of the sensitivity shrinks by it while their noise grows by it — cheap, since a
+# group sum is O(n) and only the centroid direction is needed.
+GROUP_STATS_WEIGHT = 4.0
+
+# FairFunctionalMechanismLR's weight β on the linear coefficients (β = 2: twice the noise on b, less on Q̃ and on the
+# group statistics). Chosen on validation splits of Adult's training portions (never the test split): noise on Q̃
+# costs more accuracy than noise on b (see bench/RESULTS.md).
+FAIR_LINEAR_WEIGHT = 2.0
+
+# The parameters every estimator of the family has (see each estimator's table for the rest).
+COMMON_CONSTRAINTS: Dict[str, list] = {
+    "domain": [FeatureDomain, None],
+    "domain_policy": [StrOptions({"clip", "raise"})],
+    "fit_intercept": ["boolean"],
+    "ridge": [StrOptions({"auto"}), NON_NEGATIVE],
+    "backend": [BACKEND],
+    "n_threads": [POSITIVE_INT, None],
+    "random_state": ["random_state"],
+    "secure": ["boolean"],
+    "accountant": [BudgetAccountant, None],
+}
+SENSITIVE_MEAN = [Interval(Real, 0, 1, closed="both"), None]
+"""The public share of group 1 (paper-faithful PFLR, PFLR*, PDFC, ADFC), or None for a private count."""
+
+
+@dataclass
+class FunctionalContext:
+    """The public shape of one fit: sizes, mode, domains."""
+
+    n: int
+    d0: int  # features
+    d: int  # model coefficients (d0 + intercept)
+    P: int  # packed monomial coefficients
+    faithful: bool
+    fit_intercept: bool
+    domain: object  # feature domain (rows projected into it)
+    model_domain: object  # domain of [x, 1] when fit_intercept
+    fair: bool
+
+    def mask_coef(self, mask=None, n_stats: int = 0):
+        m = np.ones(self.P, dtype=bool) if mask is None else mask
+        return np.concatenate([m, np.zeros(n_stats, dtype=bool)])
+
+    def mask_stats(self, n_stats: int, with_coef=None):
+        head = np.zeros(self.P, dtype=bool) if with_coef is None else with_coef
+        return np.concatenate([head, np.ones(n_stats, dtype=bool)])
+
+    @property
+    def n_group_stats(self) -> int:
+        return 2 * self.d0 + 2
+
+
+class ReleasePlan(NamedTuple):
+    """What an estimator releases: the noise ``blocks`` over [packed coefficients ; statistics], which statistics
+    ride along (``stats``: None, "group" — per-group sums and counts — or "mu" — PFLR*'s Σ (s_i − s̄) x_i), and the
+    budget ``count_epsilon`` of the private group-1 count behind s̄ (0: none)."""
+
+    blocks: List[NoiseBlock]
+    stats: Optional[str] = None
+    count_epsilon: float = 0.0
+
+
+def sqrt2_offdiagonal(ctx: FunctionalContext, mask: np.ndarray) -> np.ndarray:
+    """Weights √2 on cross monomials: the Gaussian release is then the papers' ordered-pair (Frobenius) form."""
+    off = offdiagonal_mask(ctx.d)
+    return np.where(off[mask], math.sqrt(2.0), 1.0)
+
+
+def ding_sensitivity_l2(d: int, t_max: float) -> float:
+    """Ding et al.'s L2 bounds on [0, 1]^d (ordered-pair layout of Q): √(d²/16 + d) for the plain logistic
+    objective (Lemma 3, t_max = ½), √(d²/16 + 9d) with the |z − z̄| fairness term (Lemma 4, t_max = 3/2)."""
+    from ..domain import paper_sensitivity_adfc_l2, paper_sensitivity_relaxed_fm_l2
+
+    return float(paper_sensitivity_relaxed_fm_l2(d) if t_max <= 0.5 else paper_sensitivity_adfc_l2(d))
+
+
+class InMemoryRows:
+    """The rows of one in-memory fit as a source of the sums the functional mechanism releases.
+
+    ``taylor_terms`` gives (b, Q, group_sums, group_counts) of the rows projected into the domain, with row
+    weights a_i = ½ − y_i (+ |s_i − s̄| when ``offset_mean`` = s̄ is given) and c = ⅛; ``count_group(k)`` the number
+    of rows of group k. ``dpfair_native.distributed.DaskRows`` has the same interface for Dask arrays.
+    """
+
+    def __init__(self, X, y, groups):
+        self.X, self.y, self.groups = X, y, groups
+        self.shape = X.shape
+
+    def count_group(self, k: int) -> int:
+        return int(np.sum(self.groups == k))
+
+    def taylor_terms(self, domain, policy, *, offset_mean, fit_intercept, fair, n_threads, backend):
+        a = 0.5 - self.y
+        if offset_mean is not None:
+            a = a + np.abs(self.groups - offset_mean)
+        return taylor_terms_in_domain(
+            domain, policy, self.X, a, 0.125, fit_intercept=fit_intercept, groups=self.groups if fair else None,
+            n_groups=2 if fair else None, n_threads=n_threads, backend=backend,
+        )
+
+
+def init_common(est, *, domain, domain_policy, fit_intercept, ridge, backend, n_threads, random_state, accountant,
+                secure=False):
+    """Set the parameters every estimator of the family has (scikit-learn: __init__ only stores them)."""
+    est.domain = domain
+    est.domain_policy = domain_policy
+    est.fit_intercept = fit_intercept
+    est.ridge = ridge
+    est.backend = backend
+    est.n_threads = n_threads
+    est.random_state = random_state
+    est.accountant = accountant
+    est.secure = secure
+
+
+def joint_block(est, ctx, eps, mechanism, delta, coef_mask=None, coef_sens=None, label="coefficients+group_stats",
+                linear_weight=1.0):
+    """One block over (some) coefficients and the weighted group statistics; sensitivities add (L1) or add in
+    quadrature (L2) because both parts move with the same replaced row.
+
+    Weights (value / weight gets the mechanism's noise, then is multiplied back): the group statistics
+    GROUP_STATS_WEIGHT ω; with all coefficients (coef_mask None) the linear coefficients ``linear_weight`` β.
+    Δ₂ = √((Δ_lin/β)² + Δ_quad² + (Δ_g/ω)²), Δ₁ = Δ_lin/β + Δ_quad + Δ_g/ω (each block's own replace-one
+    maximum; β = 1 keeps the domain's joint bound for the coefficients).
+    """
+    k = ctx.n_group_stats
+    beta = float(linear_weight) if coef_mask is None else 1.0
+    coef_mask = np.ones(ctx.P, dtype=bool) if coef_mask is None else coef_mask
+    mask = ctx.mask_stats(k, with_coef=coef_mask)
+    coef_w = np.ones(ctx.P)
+    coef_w[: ctx.d] = beta
+    weights = np.concatenate([coef_w[coef_mask], np.full(k, GROUP_STATS_WEIGHT)])
+    norm = "l1" if mechanism == "laplace" else "l2"
+    if coef_sens is not None:
+        sens_f = coef_sens
+    elif beta == 1.0:
+        sens_f = est.sensitivity(ctx, norm)
+    else:
+        lin, quad = ctx.model_domain.functional_sensitivity_blocks(norm=norm)
+        sens_f = lin / beta + quad if norm == "l1" else math.hypot(lin / beta, quad)
+    if mechanism == "laplace":
+        sens = sens_f + est.group_sensitivity(ctx, "l1") / GROUP_STATS_WEIGHT
+        return NoiseBlock(label, mask, "laplace", float(sens), eps, weights=weights)
+    sens = math.hypot(sens_f, est.group_sensitivity(ctx, "l2") / GROUP_STATS_WEIGHT)
+    return NoiseBlock(label, mask, "gaussian", float(sens), eps, float(delta), weights=weights)
+
+
+def _noise_std(blocks, scale: np.ndarray, P: int) -> np.ndarray:
+    """Per packed coefficient, the std of its noise (Laplace scale b has std √2·b)."""
+    std = np.zeros(P)
+    for blk in blocks:
+        m = blk.mask[:P]
+        std[m] = scale[:P][m] * (math.sqrt(2.0) if blk.mechanism == "laplace" else 1.0)
+    return std
+
+
+class FunctionalBase(DPClassifierBase):
+    """Shared fit: plan the noise blocks, check the accountant, release once, repair, solve.
+
+    ``secure`` (every estimator of this family, default False): True releases every noise block (and the noisy s̄
+    count of the faithful modes) through the mechanisms' secure path — the value rounded to a 2^k grid, exact
+    discrete Laplace / discrete Gaussian noise (CKS 2020) from a ChaCha20 stream keyed by the OS CSPRNG when
+    ``random_state`` is None (an int seed derives the keys: reproducible, no guarantee against whoever knows it).
+    Sensitivities are inflated by the grid rounding (<= 0.1% more noise) and Gaussian blocks use the zCDP
+    calibration (``mechanisms.secure_gaussian_sigma``) whatever ``calibration`` says; ``noise_scale_`` and the
+    repair/ridge use that real noise level. ``privacy_spent_`` is the same (ε, δ) as the float path (the secure
+    mechanisms are calibrated to each block's (ε, δ)). Default False because the float path is the papers' and
+    is faster (the secure draws run in ~0.5 µs each natively, but the grid bookkeeping is Python; see
+    bench/RESULTS.md); the float path is open in principle to floating-point attacks (Mironov 2012).
+    """
+
+    _fair = False
+    _faithful_offset = False  # paper-faithful PFLR/PDFC/ADFC: linear weights ½ − y + |s − s̄|
+    _ridge_factor = RIDGE_FACTOR
+
+    # -- to implement --------------------------------------------------------------------------------------
+    def _plan(self, ctx: FunctionalContext, rng) -> ReleasePlan:
+        raise NotImplementedError
+
+    def _claimed(self, ctx: FunctionalContext):
+        return None
+
+    # -- sensitivities of the declared domain ------------------------------------------------------------------
+    def sensitivity(self, ctx: FunctionalContext, norm: str) -> float:
+        return float(ctx.model_domain.functional_sensitivity(norm=norm))
+
+    def group_sensitivity(self, ctx: FunctionalContext, norm: str) -> float:
+        return float(ctx.domain.group_sums_sensitivity(norm))
+
+    # -- fit ---------------------------------------------------------------------------------------------------
+    def _context(self, n: int, d0: int, group_labels) -> FunctionalContext:
+        faithful = bool(getattr(self, "paper_faithful", False))
+        if faithful:
+            if self.domain is not None:
+                raise ValueError("paper_faithful=True uses the paper's domain [0, 1]^d; leave domain=None")
+            domain, fit_intercept = default_domain(d0), False
+        else:
+            domain = self.domain
+            if domain is None:  # the input's declared domain (DomainEncoder output), else the papers' [0, 1]^d
+                domain = getattr(self, "_input_domain", None) or default_domain(d0)
+            fit_intercept = bool(self.fit_intercept)
+        model_domain = augment_domain(domain) if fit_intercept else domain
+        d = d0 + int(fit_intercept)
+        if self._fair and len(group_labels) != 2:
+            raise ValueError(
+                f"{type(self).__name__} needs exactly two groups in sensitive_features, got {len(group_labels)}; "
+                "pass declared_groups=[g0, g1] if a group may be absent"
+            )
+        return FunctionalContext(n=n, d0=d0, d=d, P=2 * d + d * (d - 1) // 2, faithful=faithful,
+                                 fit_intercept=fit_intercept, domain=domain, model_domain=model_domain, fair=self._fair)
+
+    def _fit(self, X, y, groups, group_labels, rng):
+        return self._fit_rows(InMemoryRows(X, y, groups), group_labels, rng)
+
+    def _fit_rows(self, rows, group_labels, rng) -> Dict[str, Any]:
+        """Plan, check the accountant, compute the statistics from ``rows``, release once, repair, solve.
+
+        ``rows`` is where the sums over rows come from: ``InMemoryRows`` (NumPy arrays) or
+        ``dpfair_native.distributed.DaskRows`` (per-partition sums on Dask workers). Everything else — the noise
+        blocks, the order of the rng draws, the post-processing — is this one code path, so one seed gives the
+        same release from either source (up to the float summation order of the sums).
+        """
+        ctx = self._context(*rows.shape, group_labels)
+        plan = self._plan(ctx, rng)
+        spent = self._check_budget(plan)
+        keys = None
+        if self.secure:
+            from .._secure_random import SecureKeys
+
+            keys = SecureKeys(self.random_state)  # ChaCha20 keys; OS entropy when random_state is None
+        # s̄ for the paper-faithful variants (public if given, else a noisy count; rows are replace-one, n public)
+        s_mean = None
+        if ctx.faithful and ctx.fair and (self._faithful_offset or plan.stats == "mu"):
+            s_mean = self._sensitive_mean(rows, plan.count_epsilon, rng, ctx.n, keys)
+        values = self._statistics(rows, ctx, plan.stats, s_mean)
+        noisy, scale = release_blocks(values, plan.blocks, rng, secure_keys=keys)
+        if self.accountant is not None:
+            self.accountant.spend(*spent, label=type(self).__name__)
+        out = self._post_process(ctx, plan, noisy, scale)
+        out.update(privacy_spent_=(float(spent[0]), float(spent[1])),
+                   sensitivity_={blk.label: blk.sensitivity for blk in plan.blocks}, sensitive_mean_=s_mean)
+        claimed = self._claimed(ctx)
+        if claimed is not None:
+            out["epsilon_claimed_"], out["delta_claimed_"] = claimed
+        return out
+
+    def _check_budget(self, plan: ReleasePlan):
+        """(ε, δ) of the plan by basic composition; the accountant (if any) must have room for it."""
+        from ..accountants import compose_basic
+
+        budgets = [(blk.epsilon, blk.delta) for blk in plan.blocks]
+        if plan.count_epsilon:
+            budgets.append((plan.count_epsilon, 0.0))
+        spent = compose_basic(budgets)
+        if self.accountant is not None:
+            if not np.isfinite(spent[0]):
+                raise ValueError("epsilon = inf is a non-private run; don't pass an accountant with it")
+            self.accountant.check(*spent)
+        return spent
+
+    def _statistics(self, rows, ctx: FunctionalContext, stats: Optional[str], s_mean) -> np.ndarray:
+        """The released vector before noise: packed Taylor coefficients, then the plan's statistics."""
+        b, Q, gsums, gcounts = rows.taylor_terms(
+            ctx.domain, self.domain_policy, offset_mean=s_mean if ctx.faithful and self._faithful_offset else None,
+            fit_intercept=ctx.fit_intercept, fair=ctx.fair, n_threads=self.n_threads, backend=self.backend,
+        )
+        values = [pack_monomials(b, Q)]
+        if stats == "group":
+            values.append(np.concatenate([gsums.ravel(), gcounts.astype(np.float64)]))
+        elif stats == "mu":  # Σ_i (s_i − s̄) x_i
+            values.append((1.0 - s_mean) * gsums[1] - s_mean * gsums[0])
+        return np.concatenate(values)
+
+    def _post_process(self, ctx: FunctionalContext, plan: ReleasePlan, noisy, scale) -> Dict[str, Any]:
+        """Repair the noisy quadratic with public facts, choose the ridge, solve (with the fairness constraint or
+        PFLR*'s shift); post-processing of the release only."""
+        P, d = ctx.P, ctx.d
+        b_t, Q_t = unpack_monomials(noisy[:P], d)
+        std = _noise_std(plan.blocks, scale, P)
+        if not ctx.faithful:
+            b_t, Q_t = structural_repair(b_t, Q_t, std, ctx.domain, fit_intercept=ctx.fit_intercept, n=ctx.n,
+                                         c=0.125)
+        ridge = self._ridge(std, d, ctx)
+        floor = 1e-9 * max(1.0, float(np.max(np.abs(np.diag(Q_t)))))
+        release = FunctionalRelease(coefficients=noisy[:P].copy(), noise_scale=scale[:P].copy(), d=d,
+                                    blocks=plan.blocks)
+        constraint, extra = None, {}
+        if plan.stats == "group":
+            k = 2 * ctx.d0
+            release.group_sums = noisy[P : P + k].reshape(2, ctx.d0)
+            release.group_counts = noisy[P + k : P + k + 2]
+            release.group_noise_scale = scale[P:]
+            mu = centroid_difference(release.group_sums, release.group_counts)
+            if ctx.fit_intercept:
+                mu = np.append(mu, 0.0)
+            if np.any(mu):
+                constraint = (mu, float(self.tau))
+        sol = solve_release(b_t, Q_t, ridge=ridge, floor=floor, constraint=constraint, backend=self.backend)
+        if plan.stats == "mu":  # PFLR*: shift the linear coefficients by ±μ̃, oriented to reduce the covariance
+            mu = noisy[P:]
+            release.group_sums = mu[None, :]
+            release.group_noise_scale = scale[P:]
+            orientation = 1.0 if float(mu @ sol.w) >= 0 else -1.0
+            sol = solve_release(b_t + orientation * mu, Q_t, ridge=ridge, floor=floor, backend=self.backend)
+            extra["shift_orientation_"] = orientation
+        w = sol.w
+        return {
+            "coef_": w[: ctx.d0].copy(),
+            "intercept_": float(w[ctx.d0]) if ctx.fit_intercept else 0.0,
+            "noisy_coefficients_": release.coefficients,
+            "noise_scale_": release.noise_scale,
+            "release_": release,
+            "solution_": sol,
+            "ridge_": ridge,
+            "constraint_": constraint,
+            **extra,
+        }
+
+    def _ridge(self, std: np.ndarray, d: int, ctx: FunctionalContext) -> float:
+        if isinstance(self.ridge, str):  # "auto" (the only string the constraints allow)
+            return 0.0 if ctx.faithful else self._ridge_factor * noise_spectral_scale(std, d, 1.0)
+        return float(self.ridge)
+
+    def _sensitive_mean(self, rows, count_eps, rng, n, keys=None):
+        if self.sensitive_mean is not None:
+            return float(self.sensitive_mean)
+        count = float(rows.count_group(1))
+        if not np.isinf(count_eps):
+            from .. import mechanisms
+
+            count = float(mechanisms.laplace_mechanism(np.array([count]), 1.0, count_eps,
+                                                       random_state=rng if keys is None else keys.next(),
+                                                       secure=keys is not None)[0])
+        return float(np.clip(count / n, 0.0, 1.0))
+
+
+_COMMON_PARAMETERS = """\
+    domain : FeatureDomain or None, default None
+        The declared feature domain the sensitivities come from; None: the domain a DomainEncoder's output carries,
+        else [0, 1]^d.
+    domain_policy : {"clip", "raise"}, default "clip"
+        Rows outside the domain are projected into it, or refused.
+    fit_intercept : bool, default True
+        Add a constant-1 column (library mode; the paper-faithful mode has none).
+    ridge : "auto" or float >= 0, default "auto"
+        "auto": a factor times the public spectral scale of the noise (0 in the paper-faithful mode).
+    backend : {"native", "numpy"}, default "native"
+    n_threads : int or None, default None
+    random_state : int, numpy Generator or None, default None
+    secure : bool, default False
+        Exact discrete noise on a rounding grid (see ``FunctionalBase``).
+    accountant : BudgetAccountant or None, default None
+        Checked before the release and charged with ``privacy_spent_`` after it.
+"""
+
+_COMMON_ATTRIBUTES = """\
+    coef_, intercept_, classes_, n_features_in_, feature_names_in_
+        As every classifier of the package (:class:`~dpfair_native.models.DPClassifierBase`).
+    privacy_spent_ : (float, float)
+        (ε, δ) of the release by basic composition of its blocks (and the s̄ count).
+    noisy_coefficients_ : ndarray (P,)
+        The released packed Taylor coefficients.
+    noise_scale_ : ndarray (P,)
+        Laplace scale or Gaussian σ per coefficient.
+    sensitivity_ : dict
+        Block label -> the sensitivity its noise was calibrated to.
+    release_ : FunctionalRelease
+        Everything released (coefficients, group statistics, noise scales).
+    solution_ : object
+        The solver's result for the repaired noisy quadratic.
+    ridge_ : float
+    constraint_ : (ndarray, float) or None
+        (μ̃, tau) of the fairness constraint |μ̃ᵀw| <= tau, when one was applied.
+    sensitive_mean_ : float or None
+        s̄ of the paper-faithful fair variants (public or from a noisy count).
+"""
+
+
+def document(own_parameters: str, own_attributes: str = ""):
+    """Class decorator: numpydoc Parameters and Attributes (the estimator's own, then the family's common ones)
+    after the docstring's first line; the rest of the docstring (the math) becomes its Notes."""
+
+    def decorate(cls):
+        summary, _, rest = cls.__doc__.partition("\n")
+        cls.__doc__ = (f"{summary}\n\n    Parameters\n    ----------\n{own_parameters}{_COMMON_PARAMETERS}\n"
+                       f"    Attributes\n    ----------\n{_COMMON_ATTRIBUTES}{own_attributes}\n"
+                       f"    Notes\n    -----\n{rest.lstrip(chr(10))}")
+        return cls
+
+    return decorate
