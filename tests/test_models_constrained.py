@@ -21,7 +21,8 @@ def _data(n=3000, d=8, seed=0, disparity=2.0):
 def test_privacy_spent_equals_dp_accounting_for_the_composed_events():
     dp_accounting = pytest.importorskip("dp_accounting")
     X, y, s = _data(n=1500)
-    m = ConstrainedDPSGDClassifier(target_epsilon=1.0, batch_size=128, epochs=2, random_state=0, backend="numpy")
+    m = ConstrainedDPSGDClassifier(target_epsilon=1.0, batch_size=128, epochs=2, random_state=0, backend="numpy",
+                                   accountant_method="rdp")
     m.fit(X, y, sensitive_features=s)
     sg, sh, se = m.noise_multiplier_, m.hist_noise_multiplier_, m.effective_noise_multiplier_
     assert se == pytest.approx((sg**-2 + sh**-2) ** -0.5, rel=1e-12)
@@ -140,3 +141,21 @@ def test_adult_floor_at_epsilon_1():
 
 
 ACC_FLOOR, AUC_FLOOR, DP_CEILING = 0.81, 0.855, 0.03  # measured (5 seeds, reproduce frontier): 0.821, 0.867, 0.015
+
+
+def test_default_pld_accounting_agrees_with_dp_accounting_and_needs_less_noise_than_rdp():
+    dp_accounting = pytest.importorskip("dp_accounting")
+    X, y, s = _data(n=1500)
+    fits = {method: ConstrainedDPSGDClassifier(target_epsilon=1.0, batch_size=128, epochs=2, random_state=0,
+                                               backend="numpy", accountant_method=method).fit(X, y, sensitive_features=s)
+            for method in ("pld", "rdp")}
+    m = fits["pld"]
+    assert ConstrainedDPSGDClassifier().accountant_method == "pld" and m.privacy_spent_.method == "pld"
+    pld = dp_accounting.pld.PLDAccountant(value_discretization_interval=1e-4)
+    pld.compose(dp_accounting.GaussianDpEvent(RECORD_COUNT_NOISE))
+    pld.compose(dp_accounting.SelfComposedDpEvent(
+        dp_accounting.PoissonSampledDpEvent(m.sample_rate_, dp_accounting.GaussianDpEvent(m.effective_noise_multiplier_)),
+        m.n_steps_))
+    assert m.privacy_spent_[0] == pytest.approx(pld.get_epsilon(1e-5), rel=0.01)
+    assert m.privacy_spent_[0] <= 1.0 + 1e-9
+    assert m.effective_noise_multiplier_ < fits["rdp"].effective_noise_multiplier_

@@ -21,8 +21,7 @@ from dpfair_native.tuning import PrivateHyperparameterSearch
 
 Real, Integral = numbers.Real, numbers.Integral
 
-# ConstrainedDPSGDClassifier is converted by the lead at merge (it inherits the DP-SGD base table meanwhile)
-NOT_YET = {"ConstrainedDPSGDClassifier", "DPClassifierBase"}
+NOT_YET = {"DPClassifierBase"}
 ESTIMATORS = sorted(
     [getattr(models, n) for n in models.__all__ if inspect.isclass(getattr(models, n)) and n not in NOT_YET
      and hasattr(getattr(models, n), "fit")]

@@ -26,6 +26,7 @@ import math
 
 import numpy as np
 import pytest
+
 from dpfair_native import accountants, kernels
 from dpfair_native.models import ConstrainedDPSGDClassifier
 from dpfair_native.models.dpsgd import RECORD_COUNT_NOISE
@@ -170,7 +171,8 @@ def test_removing_a_row_moves_one_cell_by_one_and_the_update_by_at_most_C():
 def test_privacy_spent_equals_rdp_and_is_not_below_pld():
     dpa = pytest.importorskip("dp_accounting")
     X, y, s = _data(n=400, seed=2)
-    est = ConstrainedDPSGDClassifier(target_epsilon=1.0, sample_rate=0.1, epochs=3, random_state=0, backend="numpy")
+    est = ConstrainedDPSGDClassifier(target_epsilon=1.0, sample_rate=0.1, epochs=3, random_state=0, backend="numpy",
+                                     accountant_method="rdp")
     est.fit(X, y, sensitive_features=s)
     sg, sh = est.noise_multiplier_, est.hist_noise_multiplier_
     sigma_eff = 1.0 / math.sqrt(sg**-2 + sh**-2)

@@ -11,16 +11,18 @@ loop (histogram, dual step, clipped Lagrangian gradients, noise, iterate averagi
 from __future__ import annotations
 
 import math
+from numbers import Real
 from typing import Optional
 
 import numpy as np
 
 from .. import kernels
-from .._validation import check_delta, check_epsilon, check_positive
+from .._validation import NON_NEGATIVE, POSITIVE, Interval, StrOptions
 from .dpsgd import (
+    ACCOUNTANT_METHODS,
+    DEFAULT_ACCOUNTANT_METHOD,
     RECORD_COUNT_NOISE,
     _DPSGDBase,
-    _positive_int,
     calibrate_dpsgd_noise,
     dpsgd_privacy_spent,
     poisson_batches,
@@ -84,6 +86,9 @@ class ConstrainedDPSGDClassifier(_DPSGDBase):
         label set itself is private).
     backend : {"native", "numpy"}, default "native"
         The C++ loop or its NumPy reference (same iterates up to rounding).
+    accountant_method : {"pld", "rdp"}, default "pld"
+        The accountant that converts the composed events to ε (and calibrates σ_eff): the privacy-loss
+        distribution (tighter, the default) or Rényi DP. ``privacy_spent_.method`` names it.
     random_state : None, int or numpy.random.Generator, default None
         Source of the sampling and the noise. None draws from OS entropy; a known seed voids the guarantee
         (research runs only).
@@ -103,7 +108,7 @@ class ConstrainedDPSGDClassifier(_DPSGDBase):
     groups_ : ndarray
         The group labels (``declared_groups``, or those seen), in the order of ``multipliers_``' group axis.
     privacy_spent_ : tuple of (float, float)
-        (ε, δ) of the whole fit (record count + T joint steps), RDP accountant; (inf, 0) without noise.
+        (ε, δ) of the whole fit (record count + T joint steps) under ``accountant_method``; (inf, 0) without noise.
     noise_multiplier_ : float
         σ_g of the gradient sum (its noise std is σ_g·C).
     hist_noise_multiplier_ : float
@@ -161,7 +166,8 @@ class ConstrainedDPSGDClassifier(_DPSGDBase):
     subsampling applies to the pair as one mechanism whose dominating pair is the Gaussian one (Zhu, Dong & Wang
     2022, AISTATS: Poisson subsampling preserves dominating pairs; Mironov, Talwar & Zhang 2019 for the RDP of
     the subsampled Gaussian); the T steps compose,
-    and so does the record-count release. ``privacy_spent_`` is therefore the RDP accountant's ε at ``delta`` of
+    and so does the record-count release. ``privacy_spent_`` is therefore the ε at ``delta`` of the record-count
+    Gaussian (σ_n) composed with T subsampled Gaussian steps at σ_eff — by PLD (default) or RDP,
     T·RDP_subsampled(q, σ_eff) + RDP_Gaussian(σ_n) — :func:`~dpfair_native.models.dpsgd.dpsgd_privacy_spent`
     with σ_eff. With ``target_epsilon`` σ_eff is calibrated for that composition
     (:func:`~dpfair_native.models.dpsgd.calibrate_dpsgd_noise`) and split as σ_h = r·σ_g with r =
@@ -188,6 +194,20 @@ class ConstrainedDPSGDClassifier(_DPSGDBase):
 
     requires_sensitive_features = True
 
+    _parameter_constraints = {
+        **_DPSGDBase._parameter_constraints,
+        "learning_rate": [POSITIVE],
+        "constraint": [StrOptions(set(CONSTRAINTS))],
+        "bound": [Interval(Real, 0, 1, closed="left")],
+        "dual_learning_rate": [NON_NEGATIVE],
+        "hist_noise_ratio": [POSITIVE],
+        "temperature": [POSITIVE],
+        "ema": [Interval(Real, 0, 1, closed="right")],
+        "average_last": [Interval(Real, 0, 1, closed="right")],
+        "declared_groups": ["array-like", None],
+        "accountant_method": [StrOptions(set(ACCOUNTANT_METHODS))],
+    }
+
     def __init__(
         self,
         *,
@@ -210,6 +230,7 @@ class ConstrainedDPSGDClassifier(_DPSGDBase):
         declared_groups=None,
         backend: str = "native",
         random_state=None,
+        accountant_method: str = DEFAULT_ACCOUNTANT_METHOD,
     ):
         self.constraint = constraint
         self.bound = bound
@@ -230,54 +251,28 @@ class ConstrainedDPSGDClassifier(_DPSGDBase):
         self.declared_groups = declared_groups
         self.backend = backend
         self.random_state = random_state
+        self.accountant_method = accountant_method
 
     def _noise_multipliers(self, q, steps, record_count_noise):
         """(σ_g, σ_h) of one step; see the class Notes for the split."""
-        ratio = check_positive(self.hist_noise_ratio, "hist_noise_ratio")
+        ratio = float(self.hist_noise_ratio)
         if self.target_epsilon is not None:
-            eps = check_epsilon(self.target_epsilon, "target_epsilon")
-            s_eff = calibrate_dpsgd_noise(eps, check_delta(self.delta, "delta"), q, steps, record_count_noise)
+            s_eff = calibrate_dpsgd_noise(float(self.target_epsilon), float(self.delta), q, steps, record_count_noise,
+                                          method=self.accountant_method)
         else:
             s_eff = float(self.noise_multiplier)
-            if not np.isfinite(s_eff) or s_eff < 0:
-                raise ValueError(
-                    f"noise_multiplier must be a finite number >= 0 (0: non-private), got {self.noise_multiplier!r}"
-                )
         if s_eff == 0:
             return 0.0, 0.0
         sigma_g = s_eff * math.sqrt(1.0 + 1.0 / ratio**2)
         return sigma_g, ratio * sigma_g
 
     def _fit(self, X, y, groups, group_labels, rng):
-        if self.constraint not in CONSTRAINTS:
-            raise ValueError(f"constraint must be one of {sorted(CONSTRAINTS)}, got {self.constraint!r}")
         n, d = X.shape
         K = group_labels.shape[0]
-        delta = check_delta(self.delta, "delta")
-        bound = float(self.bound)
-        if not np.isfinite(bound) or not 0 <= bound < 1:
-            raise ValueError(f"bound must be a number in [0, 1), got {self.bound!r}")
-        clip = check_positive(self.clip_norm, "clip_norm", allow_inf=True)
-        l2 = float(self.l2)
-        if not np.isfinite(l2) or l2 < 0:
-            raise ValueError(f"l2 must be a finite number >= 0, got {self.l2!r}")
-        lr = check_positive(self.learning_rate, "learning_rate")
-        dual_lr = float(self.dual_learning_rate)
-        if not np.isfinite(dual_lr) or dual_lr < 0:
-            raise ValueError(f"dual_learning_rate must be a finite number >= 0, got {self.dual_learning_rate!r}")
-        tau = check_positive(self.temperature, "temperature")
-        ema = float(self.ema)
-        if not 0 < ema <= 1:
-            raise ValueError(f"ema must lie in (0, 1], got {self.ema!r}")
-        avg_frac = float(self.average_last)
-        if not 0 < avg_frac <= 1:
-            raise ValueError(f"average_last must lie in (0, 1], got {self.average_last!r}")
-        if self.backend not in ("native", "numpy"):
-            raise ValueError(f"backend must be 'native' or 'numpy', got {self.backend!r}")
-        epochs = _positive_int(self.epochs, "epochs")
-        check_positive(self.hist_noise_ratio, "hist_noise_ratio")
-        if self.target_epsilon is not None:
-            check_epsilon(self.target_epsilon, "target_epsilon")
+        bound, clip, l2, lr = float(self.bound), float(self.clip_norm), float(self.l2), float(self.learning_rate)
+        dual_lr, tau, ema, avg_frac = (float(self.dual_learning_rate), float(self.temperature), float(self.ema),
+                                       float(self.average_last))
+        epochs = int(self.epochs)
         if self._private():
             record_count_noise = (RECORD_COUNT_NOISE,)
             n_estimate = max(1.0, n + RECORD_COUNT_NOISE * float(rng.standard_normal()))
@@ -313,7 +308,8 @@ class ConstrainedDPSGDClassifier(_DPSGDBase):
             raise ValueError("training diverged (non-finite weights); lower learning_rate or clip_norm")
 
         sigma_eff = self._effective_sigma(sigma_g, sigma_h) if sigma_g > 0 else 0.0
-        spent = dpsgd_privacy_spent(q, sigma_eff, steps, delta, record_count_noise)
+        spent = dpsgd_privacy_spent(q, sigma_eff, steps, float(self.delta), record_count_noise,
+                                    method=self.accountant_method)
         h = state.hist / (1.0 - (1.0 - ema) ** state.step_index)
         n_cell = np.maximum(1.0, h.sum(axis=2))
         return {
