@@ -1,5 +1,8 @@
 """Type stubs of the AVX2 + FMA build of the native extension: the same kernels as ``_core``."""
 
+from ._core import ClipRule as ClipRule
+from ._core import NoiseRule as NoiseRule
+from ._core import QuadraticSolution as QuadraticSolution
 from ._core import chacha20_block as chacha20_block
 from ._core import clip_group_gradients as clip_group_gradients
 from ._core import discrete_gaussian_noise as discrete_gaussian_noise
