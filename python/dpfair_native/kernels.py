@@ -288,8 +288,13 @@ def minimize_quadratic(
     if backend == "numpy":
         return _reference.minimize_quadratic(Q, b, float(ridge), psd, float(floor), solver, constraint, float(tol), int(max_iter))
     avec, tau = constraint if constraint is not None else (None, None)
-    # The native result is the bound struct _core.QuadraticSolution: the same read-only fields as the NumPy one.
-    return _native().minimize_quadratic(Q, b, float(ridge), psd, float(floor), solver, avec, tau, float(tol), int(max_iter))
+    r = _native().minimize_quadratic(Q, b, float(ridge), psd, float(floor), solver, avec, tau, float(tol), int(max_iter))
+    # The bound struct _core.QuadraticSolution has the same read-only fields; copied into the NumPy twin's frozen
+    # dataclass because fitted estimators keep it and must pickle (the bound type has no pickle support yet).
+    return QuadraticSolution(
+        w=np.array(r.w), n_trimmed=r.n_trimmed, shift=r.shift, lambda_min=r.lambda_min, iterations=r.iterations,
+        converged=r.converged, constraint_active=r.constraint_active, multiplier=r.multiplier,
+    )
 
 
 def clip_group_gradients(
