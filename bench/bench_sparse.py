@@ -4,8 +4,9 @@ row) and Adult, native vs the NumPy/scipy.sparse twin vs scikit-learn (lbfgs) / 
 Run (prints min / median of the repeats, one line per case):
     PYTHONPATH=python python bench/bench_sparse.py              # everything (Opacus only if installed)
     PYTHONPATH=python python bench/bench_sparse.py --only fits  # kernels | fits | dpsgd | adult | memory
-Opacus runs ``--opacus-epochs`` epochs (default 2) of the same DP-SGD and its time is scaled to 20 epochs (stated
-in the output); at full length it would take minutes per repeat on two cores.
+Opacus runs ``--opacus-epochs`` epochs (default 2) of the same DP-SGD, or only its first ``--opacus-steps`` steps,
+and its time per step is scaled to the 20 epochs (stated in the output); at full length it would take minutes per
+repeat on two cores. ``--no-twins`` skips the NumPy/scipy.sparse twins (minutes for DP-SGD and Newton).
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ from dpfair_native.models import (  # noqa: E402
 )
 
 EPOCHS, BATCH, SIGMA, CLIP, LR = 20, 256, 1.0, 1.0, 2.0
+OPACUS_STEPS = 0  # --opacus-steps: time only this many Opacus steps and scale (0: --opacus-epochs whole epochs)
+TWINS = True  # also time the NumPy/scipy.sparse twins (minutes for DP-SGD and Newton); --no-twins skips them
 
 
 def timed(fn, repeats):
@@ -70,14 +73,16 @@ def bench_fits(X, y, s, repeats):
     fm = lambda backend: FairFunctionalMechanismLR(epsilon=1.0, domain=domain, random_state=0, backend=backend)  # noqa: E731
     t = report("FairFunctionalMechanismLR fit, native CSR",
                timed(lambda: fm("native").fit(X, y, sensitive_features=s), repeats))
-    report("FairFunctionalMechanismLR fit, numpy/scipy.sparse backend",
-           timed(lambda: fm("numpy").fit(X, y, sensitive_features=s), 2))
+    if TWINS:
+        report("FairFunctionalMechanismLR fit, numpy/scipy.sparse backend",
+               timed(lambda: fm("numpy").fit(X, y, sensitive_features=s), 2))
     report("FunctionalMechanismLR fit, native CSR",
            timed(lambda: FunctionalMechanismLR(epsilon=1.0, domain=domain, random_state=0).fit(X, y), repeats))
     ours = timed(lambda: LogisticRegression(alpha=1e-4).fit(X, y), repeats)
     t_ours = report("LogisticRegression fit, native CSR", ours)
-    report("LogisticRegression fit, numpy/scipy.sparse backend",
-           timed(lambda: LogisticRegression(alpha=1e-4, backend="numpy").fit(X, y), 1))
+    if TWINS:
+        report("LogisticRegression fit, numpy/scipy.sparse backend",
+               timed(lambda: LogisticRegression(alpha=1e-4, backend="numpy").fit(X, y), 1))
     try:
         from sklearn.linear_model import LogisticRegression as SkLR
     except ImportError:
@@ -91,8 +96,9 @@ def bench_fits(X, y, s, repeats):
     return t
 
 
-def fit_opacus(X, y, epochs, seed=0):
-    """Opacus DP-SGD on the same logistic model (torch.nn.Linear + BCEWithLogits, Poisson sampling), dense tensors."""
+def fit_opacus(X, y, epochs, seed=0, max_steps=0):
+    """Seconds per step of Opacus DP-SGD on the same logistic model (torch.nn.Linear + BCEWithLogits, Poisson
+    sampling, dense tensors), over ``epochs`` epochs or the first ``max_steps`` steps."""
     import torch
     from opacus import PrivacyEngine
 
@@ -110,7 +116,7 @@ def fit_opacus(X, y, epochs, seed=0):
     model, optimizer, loader = engine.make_private(module=model, optimizer=optimizer, data_loader=loader,
                                                    noise_multiplier=SIGMA, max_grad_norm=CLIP, poisson_sampling=True)
     loss_fn = torch.nn.BCEWithLogitsLoss()
-    start = time.perf_counter()
+    steps, start = 0, time.perf_counter()
     for _ in range(epochs):
         for xb, yb in loader:
             if xb.shape[0] == 0:
@@ -118,7 +124,10 @@ def fit_opacus(X, y, epochs, seed=0):
             optimizer.zero_grad()
             loss_fn(model(xb).squeeze(1), yb).backward()
             optimizer.step()
-    return time.perf_counter() - start
+            steps += 1
+            if max_steps and steps >= max_steps:
+                return (time.perf_counter() - start) / steps
+    return (time.perf_counter() - start) / max(steps, 1)
 
 
 def bench_dpsgd(X, y, repeats, opacus_epochs):
@@ -128,16 +137,18 @@ def bench_dpsgd(X, y, repeats, opacus_epochs):
     res = timed(lambda: make("native").fit(X, y), repeats)
     t_ours = report(f"DPSGDClassifier {EPOCHS} epochs (batch {BATCH}), native CSR", res,
                     f"train accuracy {res[2].score(X, y):.4f}")
-    report(f"DPSGDClassifier {EPOCHS} epochs, numpy/scipy.sparse backend", timed(lambda: make("numpy").fit(X, y), 1))
+    if TWINS:
+        report(f"DPSGDClassifier {EPOCHS} epochs, numpy/scipy.sparse backend", timed(lambda: make("numpy").fit(X, y), 1))
     try:
         import opacus  # noqa: F401
     except ImportError:
         print("opacus not installed: skipped")
         return
-    t_op = fit_opacus(X, y, opacus_epochs)
-    scaled = t_op * EPOCHS / opacus_epochs
-    print(f"{'Opacus DP-SGD, same model, dense float32 tensors':58s} {opacus_epochs} epochs {t_op:.1f} s -> "
-          f"{EPOCHS} epochs ~{scaled:.0f} s (scaled)")
+    per_step = fit_opacus(X, y, opacus_epochs, max_steps=OPACUS_STEPS)
+    steps = EPOCHS * round(X.shape[0] / BATCH)
+    scaled = per_step * steps
+    print(f"{'Opacus DP-SGD, same model, dense float32 tensors':58s} {per_step * 1e3:.1f} ms per step -> "
+          f"{EPOCHS} epochs ({steps} steps) ~{scaled:.0f} s (scaled)")
     print(f"  -> native is ~{scaled / t_ours:.0f}x faster")
 
 
@@ -212,8 +223,12 @@ def main():
     parser.add_argument("--only", choices=["kernels", "fits", "dpsgd", "adult", "memory"])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--opacus-epochs", type=int, default=2)
+    parser.add_argument("--opacus-steps", type=int, default=0)
+    parser.add_argument("--no-twins", action="store_true", help="skip the (slow) NumPy/scipy.sparse twins")
     args = parser.parse_args()
-    print(f"native ISA: {kernels.native_isa()}, cpus: {os.cpu_count()}")
+    global TWINS, OPACUS_STEPS
+    TWINS, OPACUS_STEPS = not args.no_twins, args.opacus_steps
+    print(f"native ISA: {kernels.native_isa()}, cpus: {os.cpu_count()}, load average at start: {os.getloadavg()}")
     X, y, s = make_census_csr()
     print(f"census-style CSR: {X.shape[0]} x {X.shape[1]}, {X.nnz / X.shape[0]:.1f} non-zeros per row, "
           f"{X.data.nbytes + X.indices.nbytes + X.indptr.nbytes:,} bytes")
@@ -227,6 +242,7 @@ def main():
         bench_adult(args.repeats * 4)
     if args.only in (None, "memory"):
         bench_memory()
+    print(f"load average at end: {os.getloadavg()}")
 
 
 if __name__ == "__main__":

@@ -162,7 +162,7 @@ def test_binding_rejects_bad_input_directly():
         _core.poly2_coefficients(X.astype(np.int64), ones, ones, None, -1, 1)
     with pytest.raises(ValueError, match="2-D"):
         _core.poly2_coefficients(np.ones(4), ones, ones, None, -1, 1)
-    b, Q, gs, gc = _core.poly2_coefficients(X, ones, ones, np.array([0, 1, 1, 0]), -1, 1)
+    b, Q, gs, gc = _core.poly2_coefficients(X, ones, ones, np.array([0, 1, 1, 0]), None, 1)  # None: max + 1
     assert gs.shape == (2, 2) and list(gc) == [2, 2]
 
 

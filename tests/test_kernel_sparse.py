@@ -244,7 +244,8 @@ def test_dpsgd_csr_bad_batch_rows():
     core = kernels._native()
     with pytest.raises(ValueError, match="batch_rows"):
         core.dpsgd_epochs_csr(X.data, X.indices, X.indptr, d, np.zeros(50), np.zeros(50, dtype=np.int64), np.ones(1),
-                              None, np.array([0, 50]), np.array([0, 2]), np.ones(1), np.zeros((1, d + 1)), None, 0, 0,
+                              None, np.array([0, 50]), np.array([0, 2]), np.ones(1), np.zeros((1, d + 1)), None,
+                              core.ClipRule.fixed, core.NoiseRule.shared,
                               0.0, 0.0, 1.0, 0.0, np.inf, np.zeros(d + 1))
 
 
@@ -270,3 +271,33 @@ def test_poly2_dense_mostly_zero_matches_reference(dtype, layout):
     X[2999, 5] = np.nan
     with pytest.raises(ValueError, match="NaN"):
         kernels.poly2_coefficients(X, a, c)
+
+
+def test_dpsgd_and_clip_csr_check_exactly_the_rows_they_read():
+    """The CSR gradient kernels check each visited row (O(batch non-zeros) per call, no pass over all of X): a bad
+    row outside the batch is never read, the same row inside it is a clear ValueError, and so are duplicates."""
+    core = kernels._native()
+    data = np.array([1.0, 2.0, np.nan, 0.5, 0.5])
+    indices = np.array([0, 1, 0, 2, 2], dtype=np.int32)  # row 1 holds NaN, row 2 repeats column 2
+    indptr = np.array([0, 2, 3, 5], dtype=np.int32)
+    d, y, groups = 3, np.array([0.0, 1.0, 1.0]), np.zeros(3, dtype=np.int64)
+
+    def sgd(rows):
+        return core.dpsgd_epochs_csr(data, indices, indptr, d, y, groups, np.ones(1), None, np.array(rows),
+                                     np.array([0, len(rows)]), np.ones(1), np.zeros((1, d + 1)), None,
+                                     core.ClipRule.fixed, core.NoiseRule.shared, 0.0, 0.0, 1.0, 0.0, np.inf,
+                                     np.zeros(d + 1))
+
+    def clip(rows):
+        return core.clip_group_gradients_csr(data, indices, indptr, d, y, np.zeros(d), 0.0, np.array(rows), groups,
+                                             np.ones(1), None, 0.0, 1)
+
+    for run in (sgd, clip):
+        run([0, 0])  # rows 1 and 2 are never read
+        with pytest.raises(ValueError, match="NaN"):
+            run([0, 1])
+        with pytest.raises(ValueError, match="duplicate"):
+            run([2])
+    # the kernels that read every row check the whole matrix first
+    with pytest.raises(ValueError, match="NaN"):
+        core.poly2_coefficients_csr(data, indices, indptr, d, np.ones(3), np.ones(3), None, None, 1)

@@ -1,66 +1,65 @@
-// Python binding of dpfair::poly2_coefficients: validates arrays, passes X by pointer + element strides
-// (no copy for float32/float64), releases the GIL around the C++ pass.
+// Python bindings of dpfair::poly2_coefficients (X by pointer + element strides, not copied for float32/float64)
+// and of its CSR twin (scipy.sparse's three arrays); the GIL is released around the C++ pass.
 #include <algorithm>
 #include <cstdint>
-#include <string>
 
-#include <pybind11/numpy.h>
-
-#include "bindings.hpp"
-#include "strided_matrix.hpp"
+#include "common.hpp"
 #include "dpfair/poly2.hpp"
 
 namespace py = pybind11;
+using namespace dpfair_bind;
 
 namespace {
 
-using Vector = py::array_t<double, py::array::c_style | py::array::forcecast>;
+// groups (None or n integers) -> (pointer, K); n_groups None means max(groups) + 1.
+std::pair<const std::int64_t*, std::ptrdiff_t> group_args(const py::object& groups_in, Int64s& keep, py::ssize_t n,
+                                                          std::optional<std::int64_t> n_groups) {
+  if (groups_in.is_none()) return {nullptr, 0};
+  keep = index_vector(groups_in, "groups");
+  check_length(keep, n, "groups");
+  const std::int64_t* g = keep.data();
+  if (!n_groups) n_groups = n > 0 ? *std::max_element(g, g + n) + 1 : 0;
+  if (*n_groups < 0) throw py::value_error("n_groups must be >= 0");
+  return {g, static_cast<std::ptrdiff_t>(*n_groups)};
+}
 
-py::tuple poly2(py::array X_in, Vector a, Vector c, py::object groups_in, std::int64_t n_groups, int n_threads) {
-  StridedMatrix X = strided_matrix(std::move(X_in));
-  const std::ptrdiff_t n = X.rows, d = X.cols;
-  if (a.ndim() != 1 || a.shape(0) != n) throw py::value_error("a must have shape (n_samples,) matching X");
-  if (c.ndim() != 1 || c.shape(0) != n) throw py::value_error("c must have shape (n_samples,) matching X");
+// Checks a, c and groups against n rows, allocates the outputs for d columns and K groups, and calls
+// kernel(groups, K, b, Q, group_sums, group_counts) (the dense or the CSR pass).
+template <class Kernel>
+py::tuple poly2_call(py::ssize_t n, py::ssize_t d, const Doubles& a, const Doubles& c, const py::object& groups_in,
+                     std::optional<std::int64_t> n_groups, int n_threads, Kernel&& kernel) {
+  check_length(a, n, "a");
+  check_length(c, n, "c");
   if (n_threads < 1) throw py::value_error("n_threads must be >= 1");
-  py::array_t<std::int64_t, py::array::c_style | py::array::forcecast> groups;
-  const std::int64_t* gptr = nullptr;
-  std::ptrdiff_t K = 0;
-  if (!groups_in.is_none()) {
-    py::array graw = py::array::ensure(groups_in);
-    if (!graw || (graw.dtype().kind() != 'i' && graw.dtype().kind() != 'u')) {
-      throw py::type_error("groups must be an integer array");
-    }
-    groups = graw.cast<decltype(groups)>();
-    if (groups.ndim() != 1 || groups.shape(0) != n) throw py::value_error("groups must have shape (n_samples,)");
-    gptr = groups.data();
-    if (n_groups < 0) {
-      std::int64_t top = -1;
-      for (std::ptrdiff_t i = 0; i < n; ++i) top = std::max(top, gptr[i]);
-      n_groups = top + 1;
-    }
-    K = static_cast<std::ptrdiff_t>(n_groups);
-  }
-  py::array_t<double> b(d);
-  py::array_t<double> Q({d, d});
-  py::array_t<double> gsums({K, d});
-  py::array_t<std::int64_t> gcounts(K);
-  double* bp = b.mutable_data();
-  double* qp = Q.mutable_data();
-  double* gp = gsums.mutable_data();
-  std::int64_t* cp = gcounts.mutable_data();
-  const double* ap = a.data();
-  const double* cwp = c.data();
-  {
-    py::gil_scoped_release release;
-    if (X.single) {
-      dpfair::poly2_coefficients(static_cast<const float*>(X.keep.data()), n, d, X.row_stride, X.col_stride, ap,
-                                 cwp, gptr, K, bp, qp, gp, cp, n_threads);
-    } else {
-      dpfair::poly2_coefficients(static_cast<const double*>(X.keep.data()), n, d, X.row_stride, X.col_stride, ap,
-                                 cwp, gptr, K, bp, qp, gp, cp, n_threads);
-    }
-  }
-  return py::make_tuple(b, Q, gsums, gcounts);
+  Int64s groups;
+  const auto [gp, K] = group_args(groups_in, groups, n, n_groups);
+  py::array_t<double> b(d), Q({d, d}), group_sums({static_cast<py::ssize_t>(K), d});
+  py::array_t<std::int64_t> group_counts(K);
+  kernel(gp, K, b.mutable_data(), Q.mutable_data(), group_sums.mutable_data(), group_counts.mutable_data());
+  return py::make_tuple(b, Q, group_sums, group_counts);
+}
+
+py::tuple poly2(py::array X_in, Doubles a, Doubles c, py::object groups_in, std::optional<std::int64_t> n_groups,
+                int n_threads) {
+  const StridedMatrix X = strided_matrix(std::move(X_in));
+  return poly2_call(X.rows, X.cols, a, c, groups_in, n_groups, n_threads,
+                    [&](const std::int64_t* g, std::ptrdiff_t K, double* b, double* Q, double* s, std::int64_t* k) {
+                      with_rows(X, [&](const auto* data) {
+                        dpfair::poly2_coefficients(data, X.rows, X.cols, X.row_stride, X.col_stride, a.data(),
+                                                   c.data(), g, K, b, Q, s, k, n_threads);
+                      });
+                    });
+}
+
+py::tuple poly2_csr(py::object data, py::object indices, py::object indptr, std::int64_t n_cols, Doubles a, Doubles c,
+                    py::object groups_in, std::optional<std::int64_t> n_groups, int n_threads) {
+  const CsrArrays X = csr_arrays(data, indices, indptr, n_cols);
+  return poly2_call(X.rows, X.cols, a, c, groups_in, n_groups, n_threads,
+                    [&](const std::int64_t* g, std::ptrdiff_t K, double* b, double* Q, double* s, std::int64_t* k) {
+                      with_csr(X, Reads::all_rows, [&](const auto& v) {
+                        dpfair::poly2_coefficients_csr(v, a.data(), c.data(), g, K, b, Q, s, k, n_threads);
+                      });
+                    });
 }
 
 }  // namespace
@@ -70,5 +69,8 @@ void bind_poly2(py::module_& m) {
         py::arg("n_groups"), py::arg("n_threads"),
         "(b, Q, group_sums, group_counts) with b = sum a_i x_i, Q = sum c_i x_i x_i^T (full symmetric), "
         "group sums/counts of X's rows (zero rows without groups). X: float32/float64, any strides (not copied). "
-        "n_groups = -1: max(groups) + 1.");
+        "n_groups None: max(groups) + 1.");
+  m.def("poly2_coefficients_csr", &poly2_csr, py::arg("data"), py::arg("indices"), py::arg("indptr"),
+        py::arg("n_features"), py::arg("a"), py::arg("c"), py::arg("groups"), py::arg("n_groups"),
+        py::arg("n_threads"), "poly2_coefficients on a CSR matrix; returns (b, Q, group_sums, group_counts).");
 }

@@ -10,5 +10,4 @@ void bind_sgd(pybind11::module_& m);
 void bind_logistic(pybind11::module_& m);
 void bind_secure_noise(pybind11::module_& m);
 void bind_contingency(pybind11::module_& m);
-void bind_sparse(pybind11::module_& m);
 void bind_constrained_sgd(pybind11::module_& m);

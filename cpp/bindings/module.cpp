@@ -40,6 +40,5 @@ PYBIND11_MODULE(DPFAIR_MODULE_NAME, m) {
   bind_logistic(m);
   bind_secure_noise(m);
   bind_contingency(m);
-  bind_sparse(m);
   bind_constrained_sgd(m);
 }

@@ -133,10 +133,8 @@ void clip_group_gradients(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::p
   std::fill(n_above, n_above + n_groups, std::int64_t{0});
   std::fill(n_below, n_below + n_groups, std::int64_t{0});
 
-  int threads = resolve_threads(n_threads);
-  const std::ptrdiff_t work = n_rows * std::max<std::ptrdiff_t>(d, 1);
-  threads = static_cast<int>(std::max<std::ptrdiff_t>(
-      1, std::min<std::ptrdiff_t>(threads, work / kMinElementsPerThread)));
+  const int threads = threads_for(static_cast<double>(n_rows) * static_cast<double>(std::max<std::ptrdiff_t>(d, 1)),
+                                  kMinElementsPerThread, n_threads);
   if (threads == 1) {
     accumulate_batch(X, n, d, row_stride, col_stride, y, w, bias, rows, 0, n_rows, groups, clip, n_groups,
                      threshold, l2, sums, n_above, n_below);

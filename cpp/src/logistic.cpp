@@ -477,12 +477,11 @@ LogisticNewtonResult run_newton(const Store& store, std::ptrdiff_t n, const doub
 
 }  // namespace
 
-template <class T>
-LogisticNewtonResult logistic_newton(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::ptrdiff_t row_stride,
-                                     std::ptrdiff_t col_stride, const double* y, const LogisticNewtonOptions& opt) {
-  if (n < 1 || d < 1) throw std::invalid_argument("logistic_newton: X must have at least one row and one column");
-  if (X == nullptr || y == nullptr) throw std::invalid_argument("logistic_newton: X and y are required");
-  if (d >= std::numeric_limits<std::int32_t>::max()) throw std::invalid_argument("logistic_newton: too many columns");
+namespace {
+
+// The options and labels both entry points check (after their own shape checks).
+void check_options(std::ptrdiff_t n, std::ptrdiff_t d, const double* y, const LogisticNewtonOptions& opt) {
+  // Complexity 16: a flat list of independent checks, one message each.
   if (!(opt.alpha >= 0.0) || !std::isfinite(opt.alpha))
     throw std::invalid_argument("alpha must be a finite number >= 0");
   if (!(opt.tol >= 0.0) || !std::isfinite(opt.tol)) throw std::invalid_argument("tol must be a finite number >= 0");
@@ -497,9 +496,20 @@ LogisticNewtonResult logistic_newton(const T* X, std::ptrdiff_t n, std::ptrdiff_
   for (std::ptrdiff_t i = 0; i < n; ++i) {
     if (!(y[i] >= 0.0 && y[i] <= 1.0)) throw std::invalid_argument("y must lie in [0, 1]");
   }
+}
 
-  int threads = resolve_threads(opt.n_threads);
-  threads = static_cast<int>(std::max<std::ptrdiff_t>(1, std::min<std::ptrdiff_t>(threads, n * m / kMinElementsPerThread)));
+}  // namespace
+
+template <class T>
+LogisticNewtonResult logistic_newton(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::ptrdiff_t row_stride,
+                                     std::ptrdiff_t col_stride, const double* y, const LogisticNewtonOptions& opt) {
+  if (n < 1 || d < 1) throw std::invalid_argument("logistic_newton: X must have at least one row and one column");
+  if (X == nullptr || y == nullptr) throw std::invalid_argument("logistic_newton: X and y are required");
+  if (d >= std::numeric_limits<std::int32_t>::max()) throw std::invalid_argument("logistic_newton: too many columns");
+  check_options(n, d, y, opt);
+  const std::ptrdiff_t m = d + (opt.fit_intercept ? 1 : 0);
+
+  const int threads = threads_for(static_cast<double>(n) * static_cast<double>(m), kMinElementsPerThread, opt.n_threads);
 
   std::vector<char> dense_only(static_cast<std::size_t>(d), 0);
   for (;;) {  // at most twice: a column the sample took for an indicator but holding other values becomes dense
@@ -611,26 +621,12 @@ LogisticNewtonResult logistic_newton_csr(const CsrView<T, I>& X, const double* y
   const std::ptrdiff_t n = X.rows, d = X.cols;
   if (n < 1 || d < 1) throw std::invalid_argument("logistic_newton: X must have at least one row and one column");
   if (y == nullptr) throw std::invalid_argument("logistic_newton: y is required");
-  if (!(opt.alpha >= 0.0) || !std::isfinite(opt.alpha))
-    throw std::invalid_argument("alpha must be a finite number >= 0");
-  if (!(opt.tol >= 0.0) || !std::isfinite(opt.tol)) throw std::invalid_argument("tol must be a finite number >= 0");
-  if (opt.max_iter < 1) throw std::invalid_argument("max_iter must be >= 1");
-  if (opt.constraint != nullptr && (!(opt.tau >= 0.0) || !std::isfinite(opt.tau)))
-    throw std::invalid_argument("tau must be a finite number >= 0");
+  check_options(n, d, y, opt);
   const std::ptrdiff_t m = d + (opt.fit_intercept ? 1 : 0);
-  if (opt.constraint != nullptr) {
-    for (std::ptrdiff_t j = 0; j < m; ++j)
-      if (!std::isfinite(opt.constraint[j])) throw std::invalid_argument("the constraint vector must be finite");
-  }
-  for (std::ptrdiff_t i = 0; i < n; ++i) {
-    if (!(y[i] >= 0.0 && y[i] <= 1.0)) throw std::invalid_argument("y must lie in [0, 1]");
-  }
   // Threads: each pass costs about Σ nnz_i²/2 pair updates, and each thread zeroes and reduces an m×m accumulator.
   const double nnz = static_cast<double>(X.indptr[n]);
   const double pairs = 0.5 * nnz * (nnz / static_cast<double>(n) + 1.0) + static_cast<double>(n);
-  int threads = resolve_threads(opt.n_threads);
-  threads = static_cast<int>(std::max<double>(
-      1.0, std::min<double>(threads, std::floor(pairs / (4.0 * kMinElementsPerThread + 2.0 * static_cast<double>(m) * m)))));
+  const int threads = threads_for(pairs, 4.0 * kMinElementsPerThread + 2.0 * static_cast<double>(m) * m, opt.n_threads);
   CsrStore<T, I> store(X, opt.fit_intercept);
   return run_newton(store, n, y, opt, threads);
 }

@@ -223,10 +223,8 @@ void poly2_coefficients(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::ptr
   if (groups != nullptr && n_groups > 0 && group_counts == nullptr)
     throw std::invalid_argument("group_counts output is required with groups");
 
-  int threads = resolve_threads(n_threads);
-  const std::ptrdiff_t work = n * std::max<std::ptrdiff_t>(d, 1);
-  threads = static_cast<int>(std::max<std::ptrdiff_t>(
-      1, std::min<std::ptrdiff_t>(threads, work / kMinElementsPerThread)));
+  const int threads = threads_for(static_cast<double>(n) * static_cast<double>(std::max<std::ptrdiff_t>(d, 1)),
+                                  kMinElementsPerThread, n_threads);
 
   std::vector<Partial> parts(static_cast<std::size_t>(threads));
   const bool sparse_rows = mostly_zero(X, n, d, row_stride, col_stride);

@@ -17,15 +17,22 @@
 #include "dpfair/clipgrad.hpp"
 #include "dpfair/logistic_row.hpp"
 #include "dpfair/secure_noise.hpp"
+#include "dpfair/sgd_step.hpp"
 
 namespace dpfair {
 namespace {
 
-void require(bool ok, const char* message) {
-  if (!ok) throw std::invalid_argument(message);
-}
+using sgd_step::require;
 
-bool finite_nonnegative(double v) { return std::isfinite(v) && v >= 0.0; }
+// The batch rows' indices and groups, checked (the strided path reads them in clip_group_gradients later).
+void check_batch(const std::int64_t* rows, std::ptrdiff_t m, std::ptrdiff_t n, const std::int64_t* groups,
+                 std::ptrdiff_t n_groups) {
+  for (std::ptrdiff_t r = 0; r < m; ++r) {
+    const std::int64_t i = rows[r];
+    require(i >= 0 && i < n, "batch_rows must index X's rows (0 .. n-1)");
+    require(groups[i] >= 0 && groups[i] < n_groups, "groups must lie in 0 .. len(clip)-1");
+  }
+}
 
 // DPSGD-F's count release: rows of each group whose unclipped gradient norm is above / at most clip[k].
 template <class T>
@@ -115,39 +122,22 @@ void secure_round_and_noise(ChaCha20Bits& rng, double sigma, double s, double in
 }  // namespace
 
 template <class T>
-void dpsgd_epochs(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::ptrdiff_t row_stride,
-                  std::ptrdiff_t col_stride, const double* y, const std::int64_t* groups, std::ptrdiff_t n_groups,
-                  const double* clip, const double* group_weights, const std::int64_t* batch_rows,
-                  const std::int64_t* batch_offsets, std::ptrdiff_t n_steps, const double* learning_rates,
-                  const double* grad_noise, const double* count_noise, const SgdConfig& config, double* params,
+void dpsgd_epochs(const MatrixView<T>& Xv, const SgdSteps& steps, const SgdConfig& config, double* params,
                   double* step_bounds) {
-  require(n >= 0 && d >= 0 && n_steps >= 0, "dpsgd_epochs: negative size");
-  require(n_groups >= 1, "clip must hold at least one bound (one per group)");
+  // One loop over the steps, each step in stages (bounds, clipped sum, noisy update) that share its locals; the
+  // stages that do not depend on X's layout are in sgd_step.hpp.
+  const T* X = Xv.data;
+  const std::ptrdiff_t n = Xv.rows, d = Xv.cols, row_stride = Xv.row_stride, col_stride = Xv.col_stride;
+  const double *y = steps.y, *clip = steps.clip, *group_weights = steps.group_weights;
+  const double *learning_rates = steps.learning_rates, *grad_noise = steps.grad_noise, *count_noise = steps.count_noise;
+  const std::int64_t *groups = steps.groups, *batch_rows = steps.batch_rows, *batch_offsets = steps.batch_offsets;
+  const std::ptrdiff_t n_groups = steps.n_groups, n_steps = steps.n_steps;
+  require(n >= 0, "dpsgd_epochs: negative size");
+  sgd_step::check_inputs(config, n_groups, clip, group_weights, count_noise != nullptr || config.secure_key != nullptr,
+                         d, params, batch_offsets, n_steps, learning_rates);
   const double sigma = config.noise_multiplier;
   const double sigma_count = config.count_noise_multiplier;
   const double b = config.expected_batch_size;
-  require(finite_nonnegative(sigma), "noise_multiplier must be a finite number >= 0");
-  require(finite_nonnegative(sigma_count), "count_noise_multiplier must be a finite number >= 0");
-  require(std::isfinite(b) && b > 0.0, "expected_batch_size must be a finite number > 0");
-  require(finite_nonnegative(config.l2), "l2 must be a finite number >= 0");
-  require(!std::isnan(config.weight_bound), "weight_bound must be a number (inf or <= 0: off)");
-  const bool rule_ok = config.rule == ClipRule::fixed || config.rule == ClipRule::dpsgdf || config.rule == ClipRule::naive;
-  require(rule_ok, "unknown clip rule");
-  require(config.noise == NoiseRule::shared || config.noise == NoiseRule::per_group, "unknown noise rule");
-  for (std::ptrdiff_t k = 0; k < n_groups; ++k) {
-    require(clip[k] > 0.0, "clip bounds must be > 0 (inf: no clipping)");
-    require(sigma == 0.0 || std::isfinite(clip[k]), "clip bounds must be finite when noise_multiplier > 0");
-    if (config.rule == ClipRule::fixed && group_weights != nullptr) {
-      require(finite_nonnegative(group_weights[k]), "group_weights must be finite numbers >= 0");
-    }
-  }
-  require(config.rule == ClipRule::fixed || count_noise != nullptr || config.secure_key != nullptr,
-          "count_noise is required for rules dpsgdf/naive");
-  for (std::ptrdiff_t j = 0; j <= d; ++j) require(std::isfinite(params[j]), "initial params must be finite");
-  for (std::ptrdiff_t t = 0; t < n_steps; ++t) {
-    require(batch_offsets[t] >= 0 && batch_offsets[t + 1] >= batch_offsets[t], "batch_offsets must be non-decreasing");
-    require(std::isfinite(learning_rates[t]), "learning_rates must be finite");
-  }
 
   const auto K = static_cast<std::size_t>(n_groups);
   const std::ptrdiff_t width = d + 1;
@@ -177,75 +167,21 @@ void dpsgd_epochs(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::ptrdiff_t
     const std::int64_t* rows = batch_rows + batch_offsets[t];
     const std::ptrdiff_t m = static_cast<std::ptrdiff_t>(batch_offsets[t + 1] - batch_offsets[t]);
 
-    if (clip_weights) {  // FairDP Alg. 1 line 4: w := w·min(1, M/‖w‖) (bias untouched)
-      double sq = 0.0;
-      for (std::ptrdiff_t j = 0; j < d; ++j) sq += w[j] * w[j];
-      const double nw = std::sqrt(sq);
-      if (nw > config.weight_bound) {
-        const double s = config.weight_bound / nw;
-        for (std::ptrdiff_t j = 0; j < d; ++j) w[j] *= s;
-      }
-    }
+    if (clip_weights) sgd_step::clip_weights(w, d, config.weight_bound);
     if (fused) {
       residuals_and_norms(X, n, d, row_stride, y, w, params[d], rows, m, groups, n_groups, resid, norm);
+    } else {
+      check_batch(rows, m, n, groups, n_groups);
     }
-
-    switch (config.rule) {
-      case ClipRule::fixed:
-        for (std::size_t k = 0; k < K; ++k) {
-          bounds[k] = clip[k];
-          weights[k] = group_weights ? group_weights[k] : 1.0;
-        }
-        break;
-      case ClipRule::dpsgdf: {
-        if (fused) {
-          std::fill(above.begin(), above.end(), 0.0);
-          std::fill(below.begin(), below.end(), 0.0);
-          for (std::ptrdiff_t r = 0; r < m; ++r) {
-            const auto k = static_cast<std::size_t>(groups[rows[r]]);
-            if (norm[static_cast<std::size_t>(r)] > clip[k]) {
-              above[k] += 1.0;
-            } else {
-              below[k] += 1.0;
-            }
-          }
-        } else {
-          count_above_below(X, n, d, row_stride, col_stride, y, w, params[d], rows, m, groups, clip, n_groups,
-                            above, below);
-        }
-        double m_total = 0.0;
-        for (std::size_t k = 0; k < K; ++k) {
-          above[k] = std::max(0.0, above[k] + count_noise_at(t, static_cast<std::ptrdiff_t>(k), 2 * n_groups));
-        }
-        for (std::size_t k = 0; k < K; ++k) {
-          below[k] = std::max(0.0, below[k] + count_noise_at(t, n_groups + static_cast<std::ptrdiff_t>(k), 2 * n_groups));
-          m_total += above[k];
-        }
-        m_total = std::max(1.0, m_total);
-        for (std::size_t k = 0; k < K; ++k) {
-          const double b_k = std::max(1.0, above[k] + below[k]);
-          bounds[k] = clip[k] * (1.0 + (above[k] / b_k) / (m_total / b));
-          weights[k] = 1.0;
-        }
-        break;
-      }
-      case ClipRule::naive: {
-        std::fill(above.begin(), above.end(), 0.0);
-        for (std::ptrdiff_t r = 0; r < m; ++r) {
-          const std::int64_t i = rows[r];
-          require(i >= 0 && i < n, "batch_rows must index X's rows (0 .. n-1)");
-          const std::int64_t k = groups[i];
-          require(k >= 0 && k < n_groups, "groups must lie in 0 .. len(clip)-1");
-          above[static_cast<std::size_t>(k)] += 1.0;
-        }
-        for (std::size_t k = 0; k < K; ++k) {
-          const double b_k = std::max(1.0, above[k] + count_noise_at(t, static_cast<std::ptrdiff_t>(k), n_groups));
-          weights[k] = (b / static_cast<double>(n_groups)) / b_k;
-          bounds[k] = clip[k];
-        }
-        break;
-      }
+    if (config.rule == ClipRule::dpsgdf && !fused) {
+      count_above_below(X, n, d, row_stride, col_stride, y, w, params[d], rows, m, groups, clip, n_groups, above,
+                        below);
+    } else if (config.rule != ClipRule::fixed) {
+      sgd_step::count_rows(config, rows, m, groups, clip, norm, above, below);
     }
+    sgd_step::rule_bounds(config, clip, group_weights, n_groups, above, below,
+                          [&](std::ptrdiff_t j, std::ptrdiff_t per_step) { return count_noise_at(t, j, per_step); },
+                          bounds, weights);
 
     // total = Σ_i a_k(i) · g_i · min(1, C_k(i)/‖g_i‖)
     std::fill(total.begin(), total.end(), 0.0);
@@ -255,11 +191,9 @@ void dpsgd_epochs(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::ptrdiff_t
       double acc_bias = 0.0;
       for (std::ptrdiff_t r = 0; r < m; ++r) {
         const std::int64_t i = rows[r];
-        const auto k = static_cast<std::size_t>(groups[i]);
-        if (weights[k] == 0.0) continue;
-        const double nr = norm[static_cast<std::size_t>(r)];
-        const double scale = nr > bounds[k] ? bounds[k] / nr : 1.0;
-        const double coef = weights[k] * resid[static_cast<std::size_t>(r)] * scale;
+        const double coef = sgd_step::clipped_coef(static_cast<std::size_t>(groups[i]), static_cast<std::size_t>(r),
+                                                   weights, bounds, resid, norm);
+        if (coef == 0.0) continue;
         acc.noalias() += coef * Row(X + i * row_stride, d).template cast<double>();
         acc_bias += coef;
       }
@@ -275,14 +209,7 @@ void dpsgd_epochs(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::ptrdiff_t
       }
     }
 
-    double s_max = 0.0, s_sq = 0.0;
-    for (std::size_t k = 0; k < K; ++k) {
-      const double s = weights[k] == 0.0 ? 0.0 : weights[k] * bounds[k];
-      step_bounds[static_cast<std::size_t>(t) * K + k] = s;
-      s_max = std::max(s_max, s);
-      s_sq += s * s;
-    }
-    const double s_step = config.noise == NoiseRule::shared ? s_max : std::sqrt(s_sq);
+    const double s_step = sgd_step::step_sensitivity(config, bounds, weights, step_bounds + static_cast<std::size_t>(t) * K);
     double std_dev = 0.0;
     if (sigma > 0.0) std_dev = sigma * s_step;
     if (secure && sigma > 0.0) secure_round_and_noise(*secure_rng, sigma, s_step, config.grid_inflation, total);
@@ -297,13 +224,7 @@ void dpsgd_epochs(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::ptrdiff_t
   }
 }
 
-template void dpsgd_epochs<float>(const float*, std::ptrdiff_t, std::ptrdiff_t, std::ptrdiff_t, std::ptrdiff_t,
-                                  const double*, const std::int64_t*, std::ptrdiff_t, const double*, const double*,
-                                  const std::int64_t*, const std::int64_t*, std::ptrdiff_t, const double*,
-                                  const double*, const double*, const SgdConfig&, double*, double*);
-template void dpsgd_epochs<double>(const double*, std::ptrdiff_t, std::ptrdiff_t, std::ptrdiff_t, std::ptrdiff_t,
-                                   const double*, const std::int64_t*, std::ptrdiff_t, const double*, const double*,
-                                   const std::int64_t*, const std::int64_t*, std::ptrdiff_t, const double*,
-                                   const double*, const double*, const SgdConfig&, double*, double*);
+template void dpsgd_epochs<float>(const MatrixView<float>&, const SgdSteps&, const SgdConfig&, double*, double*);
+template void dpsgd_epochs<double>(const MatrixView<double>&, const SgdSteps&, const SgdConfig&, double*, double*);
 
 }  // namespace dpfair

@@ -10,14 +10,13 @@
 
 #include "dpfair/logistic_row.hpp"
 #include "dpfair/parallel.hpp"
+#include "dpfair/sgd_step.hpp"
 #include "dpfair/sparse_pairs.hpp"
 
 namespace dpfair {
 namespace {
 
-void require(bool ok, const char* message) {
-  if (!ok) throw std::invalid_argument(message);
-}
+using sgd_step::require;
 
 // Multiply-adds (about Σ nnz_i²/2) below which one thread is used; and non-zeros per thread for the gradient sums.
 constexpr double kMinPairsPerThread = 400000.0;
@@ -70,6 +69,82 @@ void poly2_rows(const CsrView<T, I>& X, std::ptrdiff_t begin, std::ptrdiff_t end
   add_row_pairs(X, begin, end, c + begin, out.L.data(), d, cursor);
 }
 
+// Checks CSR rows one at a time, right before a kernel that visits only some rows reads them: offsets within
+// [0, X.capacity] and ordered, column indices in [0, d), values finite, no column twice (sorted rows need only a
+// comparison with the previous index; an unsorted row marks its columns in a d-vector with a per-row stamp, so a
+// row visited twice is checked twice). The same conditions as check_csr, for O(row non-zeros) per row.
+template <class T, class I>
+class CsrRowCheck {
+ public:
+  explicit CsrRowCheck(const CsrView<T, I>& X) : X_(X) {
+    require(X.rows >= 0 && X.cols >= 0 && X.indptr != nullptr, "X must have a non-negative shape and offsets");
+  }
+
+  void operator()(std::int64_t i) {
+    require(i >= 0 && i < X_.rows, "row indices must index X's rows (0 .. n-1)");
+    const I lo = X_.indptr[i], hi = X_.indptr[i + 1];
+    require(lo >= 0 && lo <= hi && static_cast<std::ptrdiff_t>(hi) <= X_.capacity,
+            "X.indptr must be non-decreasing and within the stored values (X.data / X.indices too short)");
+    bool sorted = true;
+    for (I p = lo; p < hi; ++p) {
+      const I j = X_.indices[p];
+      require(j >= 0 && static_cast<std::ptrdiff_t>(j) < X_.cols,
+              "X.indices holds a column index outside 0 .. n_features-1");
+      require(std::isfinite(static_cast<double>(X_.data[p])),
+              "X contains NaN or infinity; remove or impute those values first");
+      if (p > lo && j <= X_.indices[p - 1]) sorted = false;
+    }
+    if (sorted) return;
+    if (seen_.empty()) seen_.assign(static_cast<std::size_t>(X_.cols), 0);
+    ++stamp_;
+    for (I p = lo; p < hi; ++p) {
+      std::int64_t& mark = seen_[static_cast<std::size_t>(X_.indices[p])];
+      require(mark != stamp_, "X has duplicate entries (a column twice in a row); call X.sum_duplicates() first");
+      mark = stamp_;
+    }
+  }
+
+ private:
+  const CsrView<T, I>& X_;
+  std::vector<std::int64_t> seen_;
+  std::int64_t stamp_ = 0;
+};
+
+// Software prefetch of a CSR row that will be read a few rows from now (rows of a batch are scattered over X, so
+// reading them is latency-bound without it). Stage 1 asks for row i's two offsets; stage 2, issued when those
+// have arrived, asks for the cache lines of its values and column indices (at most kPrefetchLines each: offsets
+// are not validated yet, and a prefetch never faults). A no-op on compilers without __builtin_prefetch.
+constexpr std::ptrdiff_t kPrefetchLines = 16;
+
+inline void prefetch(const void* p) {
+#if defined(__GNUC__) || defined(__clang__)
+  __builtin_prefetch(p);
+#else
+  (void)p;
+#endif
+}
+
+template <class T, class I>
+inline void prefetch_offsets(const CsrView<T, I>& X, std::int64_t i) {
+  if (i >= 0 && i < X.rows) prefetch(X.indptr + i);
+}
+
+template <class T, class I>
+inline void prefetch_row(const CsrView<T, I>& X, std::int64_t i) {
+  if (i < 0 || i >= X.rows) return;
+  const std::ptrdiff_t lo = std::clamp<std::ptrdiff_t>(X.indptr[i], 0, X.capacity);
+  const std::ptrdiff_t hi = std::clamp<std::ptrdiff_t>(X.indptr[i + 1], lo, std::min(X.capacity, lo + kPrefetchLines * 8));
+  for (std::ptrdiff_t p = lo; p < hi; p += static_cast<std::ptrdiff_t>(64 / sizeof(T))) prefetch(X.data + p);
+  for (std::ptrdiff_t p = lo; p < hi; p += static_cast<std::ptrdiff_t>(64 / sizeof(I))) prefetch(X.indices + p);
+  if (hi > lo) {
+    prefetch(X.data + hi - 1);
+    prefetch(X.indices + hi - 1);
+  }
+}
+
+// Batch rows between a row's prefetch and its use (stage 2; stage 1 runs twice as far ahead).
+constexpr std::int64_t kRowsAhead = 8;
+
 // x·w and ‖x‖² of CSR row i.
 template <class T, class I>
 inline void csr_dot_and_square(const CsrView<T, I>& X, std::ptrdiff_t i, const double* w, double& dot, double& sq) {
@@ -83,22 +158,40 @@ inline void csr_dot_and_square(const CsrView<T, I>& X, std::ptrdiff_t i, const d
   sq = q;
 }
 
+// Prefetches the rows visited kRowsAhead (values and indices) and 2·kRowsAhead (offsets) after position pos of
+// the visit sequence seq[0 .. end).
+template <class T, class I>
+inline void prefetch_ahead(const CsrView<T, I>& X, const std::int64_t* seq, std::int64_t pos, std::int64_t end) {
+  if (pos + 2 * kRowsAhead < end) prefetch_offsets(X, seq[pos + 2 * kRowsAhead]);
+  if (pos + kRowsAhead < end) prefetch_row(X, seq[pos + kRowsAhead]);
+}
+
+// Checks batch row i (its index, its CSR row, its group and label) and returns x·w and ‖x‖².
+template <class T, class I>
+inline void read_row(const CsrView<T, I>& X, CsrRowCheck<T, I>& check_row, std::int64_t i, const std::int64_t* groups,
+                     std::ptrdiff_t n_groups, const double* y, const double* w, double& dot, double& sq) {
+  require(i >= 0 && i < X.rows, "batch_rows / rows must index X's rows (0 .. n-1)");
+  check_row(i);
+  require(groups[i] >= 0 && groups[i] < n_groups, "groups must lie in 0 .. len(clip)-1");
+  require(std::isfinite(y[i]), "X or y contains NaN or infinity in a batch row");
+  csr_dot_and_square(X, static_cast<std::ptrdiff_t>(i), w, dot, sq);
+}
+
 template <class T, class I>
 void clip_batch(const CsrView<T, I>& X, const double* y, const double* w, double bias, double ww,
                 const std::int64_t* rows, std::ptrdiff_t begin, std::ptrdiff_t end, const std::int64_t* groups,
                 const double* clip, std::ptrdiff_t n_groups, double threshold, double l2, double* sums,
                 double* w_coef, std::int64_t* n_above, std::int64_t* n_below) {
-  const std::ptrdiff_t n = X.rows, d = X.cols, width = d + 1;
+  const std::ptrdiff_t d = X.cols, width = d + 1;
   const bool own_bound = std::isnan(threshold);
+  CsrRowCheck<T, I> check_row(X);
   for (std::ptrdiff_t t = begin; t < end; ++t) {
+    prefetch_ahead(X, rows, t, end);
     const std::int64_t i = rows[t];
-    require(i >= 0 && i < n, "rows must index X's rows (0 .. n-1)");
-    const std::int64_t k = groups[i];
-    require(k >= 0 && k < n_groups, "groups must lie in 0 .. len(clip)-1");
-    const double yi = y[i];
-    require(std::isfinite(yi), "y contains NaN or infinity");
     double xw, xx;
-    csr_dot_and_square(X, i, w, xw, xx);
+    read_row(X, check_row, i, groups, n_groups, y, w, xw, xx);
+    const std::int64_t k = groups[i];
+    const double yi = y[i];
     const double r = sigmoid(bias + xw) - yi;
     double sq;
     if (l2 == 0.0) {
@@ -133,13 +226,13 @@ void clip_batch(const CsrView<T, I>& X, const double* y, const double* w, double
 }  // namespace
 
 template <class T, class I>
-void check_csr(CsrView<T, I>& X, std::ptrdiff_t nnz_capacity) {
+void check_csr(CsrView<T, I>& X) {
   const std::ptrdiff_t n = X.rows, d = X.cols;
   require(n >= 0 && d >= 0, "X must have a non-negative shape");
   require(X.indptr != nullptr, "X.indptr is missing");
   require(X.indptr[0] == 0, "X.indptr must start at 0");
   for (std::ptrdiff_t i = 0; i < n; ++i) require(X.indptr[i + 1] >= X.indptr[i], "X.indptr must be non-decreasing");
-  require(static_cast<std::ptrdiff_t>(X.indptr[n]) <= nnz_capacity,
+  require(static_cast<std::ptrdiff_t>(X.indptr[n]) <= X.capacity,
           "X.indptr[-1] exceeds the number of stored values (X.data / X.indices too short)");
   bool sorted = true;
   for (std::ptrdiff_t i = 0; i < n; ++i) {
@@ -168,6 +261,7 @@ template <class T, class I>
 void poly2_coefficients_csr(const CsrView<T, I>& X, const double* a, const double* c, const std::int64_t* groups,
                             std::ptrdiff_t n_groups, double* b, double* Q, double* group_sums,
                             std::int64_t* group_counts, int n_threads) {
+  // Complexity 16: argument checks, the per-thread pass and the reduction of the optional group sums, in order.
   const std::ptrdiff_t n = X.rows, d = X.cols;
   require(n == 0 || (a != nullptr && c != nullptr), "poly2_coefficients: a and c are required");
   require(groups == nullptr || n_groups >= 0, "n_groups must be >= 0 when groups is given");
@@ -175,9 +269,8 @@ void poly2_coefficients_csr(const CsrView<T, I>& X, const double* a, const doubl
   const double pairs = n > 0 ? 0.5 * nnz * (nnz / static_cast<double>(n) + 1.0) : 0.0;
   // Each extra thread also zeroes and reduces a d×d accumulator.
   const double per_thread = kMinPairsPerThread + 2.0 * static_cast<double>(d) * static_cast<double>(d);
-  int threads = resolve_threads(n_threads);
-  threads = static_cast<int>(std::max<double>(1.0, std::min<double>(threads, std::floor(pairs / per_thread))));
-  threads = static_cast<int>(std::max<std::ptrdiff_t>(1, std::min<std::ptrdiff_t>(threads, n)));
+  const int threads = static_cast<int>(std::max<std::ptrdiff_t>(
+      1, std::min<std::ptrdiff_t>(threads_for(pairs, per_thread, n_threads), n)));
 
   std::vector<PolyPartial> parts(static_cast<std::size_t>(threads));
   const std::vector<std::ptrdiff_t> bounds = nnz_balanced_bounds(X.indptr, n, threads);
@@ -232,9 +325,7 @@ void clip_group_gradients_csr(const CsrView<T, I>& X, const double* y, const dou
   // Batch non-zeros, estimated from the mean row length (exact counting would cost a pass of its own).
   const double mean_row = X.rows > 0 ? static_cast<double>(X.indptr[X.rows]) / static_cast<double>(X.rows) : 0.0;
   const double work = static_cast<double>(n_rows) * (mean_row + 1.0);
-  int threads = resolve_threads(n_threads);
-  threads = static_cast<int>(std::max<double>(
-      1.0, std::min<double>(threads, std::floor(work / static_cast<double>(kMinNonzerosPerThread + n_groups * width)))));
+  const int threads = threads_for(work, static_cast<double>(kMinNonzerosPerThread + n_groups * width), n_threads);
   if (threads == 1) {
     clip_batch(X, y, w, bias, ww, rows, 0, n_rows, groups, clip, n_groups, threshold, l2, sums, w_coef.data(),
                n_above, n_below);
@@ -271,39 +362,19 @@ void clip_group_gradients_csr(const CsrView<T, I>& X, const double* y, const dou
 }
 
 template <class T, class I>
-void dpsgd_epochs_csr(const CsrView<T, I>& X, const double* y, const std::int64_t* groups, std::ptrdiff_t n_groups,
-                      const double* clip, const double* group_weights, const std::int64_t* batch_rows,
-                      const std::int64_t* batch_offsets, std::ptrdiff_t n_steps, const double* learning_rates,
-                      const double* grad_noise, const double* count_noise, const SgdConfig& config, double* params,
+void dpsgd_epochs_csr(const CsrView<T, I>& X, const SgdSteps& steps, const SgdConfig& config, double* params,
                       double* step_bounds) {
-  const std::ptrdiff_t n = X.rows, d = X.cols;
-  require(n_steps >= 0, "dpsgd_epochs: negative size");
-  require(n_groups >= 1, "clip must hold at least one bound (one per group)");
+  // Longer than 60 lines: one loop over the steps whose stages (residuals, bounds, clipped sum, noisy update) share
+  // the step's locals; the layout-independent stages are in sgd_step.hpp, shared with the dense loop.
+  const double *y = steps.y, *clip = steps.clip, *group_weights = steps.group_weights;
+  const double *learning_rates = steps.learning_rates, *grad_noise = steps.grad_noise, *count_noise = steps.count_noise;
+  const std::int64_t *groups = steps.groups, *batch_rows = steps.batch_rows, *batch_offsets = steps.batch_offsets;
+  const std::ptrdiff_t n_groups = steps.n_groups, n_steps = steps.n_steps;
+  const std::ptrdiff_t d = X.cols;
+  sgd_step::check_inputs(config, n_groups, clip, group_weights, count_noise != nullptr, d, params, batch_offsets,
+                         n_steps, learning_rates);
   const double sigma = config.noise_multiplier;
-  const double sigma_count = config.count_noise_multiplier;
   const double b = config.expected_batch_size;
-  auto finite_nonnegative = [](double v) { return std::isfinite(v) && v >= 0.0; };
-  require(finite_nonnegative(sigma), "noise_multiplier must be a finite number >= 0");
-  require(finite_nonnegative(sigma_count), "count_noise_multiplier must be a finite number >= 0");
-  require(std::isfinite(b) && b > 0.0, "expected_batch_size must be a finite number > 0");
-  require(finite_nonnegative(config.l2), "l2 must be a finite number >= 0");
-  require(!std::isnan(config.weight_bound), "weight_bound must be a number (inf or <= 0: off)");
-  require(config.rule == ClipRule::fixed || config.rule == ClipRule::dpsgdf || config.rule == ClipRule::naive,
-          "unknown clip rule");
-  require(config.noise == NoiseRule::shared || config.noise == NoiseRule::per_group, "unknown noise rule");
-  for (std::ptrdiff_t k = 0; k < n_groups; ++k) {
-    require(clip[k] > 0.0, "clip bounds must be > 0 (inf: no clipping)");
-    require(sigma == 0.0 || std::isfinite(clip[k]), "clip bounds must be finite when noise_multiplier > 0");
-    if (config.rule == ClipRule::fixed && group_weights != nullptr) {
-      require(finite_nonnegative(group_weights[k]), "group_weights must be finite numbers >= 0");
-    }
-  }
-  require(config.rule == ClipRule::fixed || count_noise != nullptr, "count_noise is required for rules dpsgdf/naive");
-  for (std::ptrdiff_t j = 0; j <= d; ++j) require(std::isfinite(params[j]), "initial params must be finite");
-  for (std::ptrdiff_t t = 0; t < n_steps; ++t) {
-    require(batch_offsets[t] >= 0 && batch_offsets[t + 1] >= batch_offsets[t], "batch_offsets must be non-decreasing");
-    require(std::isfinite(learning_rates[t]), "learning_rates must be finite");
-  }
 
   const auto K = static_cast<std::size_t>(n_groups);
   const std::ptrdiff_t width = d + 1;
@@ -311,107 +382,49 @@ void dpsgd_epochs_csr(const CsrView<T, I>& X, const double* y, const std::int64_
   std::vector<double> total(static_cast<std::size_t>(width), 0.0), bounds(K), weights(K, 1.0), above(K), below(K);
   std::vector<double> resid, norm;
   double* w = params;
+  CsrRowCheck<T, I> check_row(X);
+  const std::int64_t n_visits = n_steps > 0 ? batch_offsets[n_steps] : 0;
 
   for (std::ptrdiff_t t = 0; t < n_steps; ++t) {
     const std::int64_t* rows = batch_rows + batch_offsets[t];
     const std::ptrdiff_t m = static_cast<std::ptrdiff_t>(batch_offsets[t + 1] - batch_offsets[t]);
 
-    if (clip_weights) {  // FairDP Alg. 1 line 4: w := w·min(1, M/‖w‖) (bias untouched)
-      double sq = 0.0;
-      for (std::ptrdiff_t j = 0; j < d; ++j) sq += w[j] * w[j];
-      const double nw = std::sqrt(sq);
-      if (nw > config.weight_bound) {
-        const double s = config.weight_bound / nw;
-        for (std::ptrdiff_t j = 0; j < d; ++j) w[j] *= s;
-      }
-    }
+    if (clip_weights) sgd_step::clip_weights(w, d, config.weight_bound);
     // Residual r_i = σ(z_i) − y_i and unclipped norm |r_i|·sqrt(1 + ‖x_i‖²) of every batch row.
     resid.resize(static_cast<std::size_t>(m));
     norm.resize(static_cast<std::size_t>(m));
     for (std::ptrdiff_t r = 0; r < m; ++r) {
+      // Prefetch across step boundaries: the rows of later batches are known, only w changes.
+      prefetch_ahead(X, batch_rows, batch_offsets[t] + r, n_visits);
       const std::int64_t i = rows[r];
-      require(i >= 0 && i < n, "batch_rows must index X's rows (0 .. n-1)");
-      const std::int64_t k = groups[i];
-      require(k >= 0 && k < n_groups, "groups must lie in 0 .. len(clip)-1");
-      const double yi = y[i];
-      require(std::isfinite(yi), "X or y contains NaN or infinity in a batch row");
       double z, xx;
-      csr_dot_and_square(X, static_cast<std::ptrdiff_t>(i), w, z, xx);
-      const double res = sigmoid(z + params[d]) - yi;
+      read_row(X, check_row, i, groups, n_groups, y, w, z, xx);
+      const double res = sigmoid(z + params[d]) - y[i];
       resid[static_cast<std::size_t>(r)] = res;
       norm[static_cast<std::size_t>(r)] = std::abs(res) * std::sqrt(1.0 + xx);
     }
 
-    switch (config.rule) {
-      case ClipRule::fixed:
-        for (std::size_t k = 0; k < K; ++k) {
-          bounds[k] = clip[k];
-          weights[k] = group_weights ? group_weights[k] : 1.0;
-        }
-        break;
-      case ClipRule::dpsgdf: {
-        std::fill(above.begin(), above.end(), 0.0);
-        std::fill(below.begin(), below.end(), 0.0);
-        for (std::ptrdiff_t r = 0; r < m; ++r) {
-          const auto k = static_cast<std::size_t>(groups[rows[r]]);
-          if (norm[static_cast<std::size_t>(r)] > clip[k]) {
-            above[k] += 1.0;
-          } else {
-            below[k] += 1.0;
-          }
-        }
-        const double* u = count_noise + t * 2 * n_groups;
-        double m_total = 0.0;
-        for (std::size_t k = 0; k < K; ++k) {
-          above[k] = std::max(0.0, above[k] + sigma_count * u[k]);
-          below[k] = std::max(0.0, below[k] + sigma_count * u[K + k]);
-          m_total += above[k];
-        }
-        m_total = std::max(1.0, m_total);
-        for (std::size_t k = 0; k < K; ++k) {
-          const double b_k = std::max(1.0, above[k] + below[k]);
-          bounds[k] = clip[k] * (1.0 + (above[k] / b_k) / (m_total / b));
-          weights[k] = 1.0;
-        }
-        break;
-      }
-      case ClipRule::naive: {
-        std::fill(above.begin(), above.end(), 0.0);
-        for (std::ptrdiff_t r = 0; r < m; ++r) above[static_cast<std::size_t>(groups[rows[r]])] += 1.0;
-        const double* u = count_noise + t * n_groups;
-        for (std::size_t k = 0; k < K; ++k) {
-          const double b_k = std::max(1.0, above[k] + sigma_count * u[k]);
-          weights[k] = (b / static_cast<double>(n_groups)) / b_k;
-          bounds[k] = clip[k];
-        }
-        break;
-      }
-    }
+    if (config.rule != ClipRule::fixed) sgd_step::count_rows(config, rows, m, groups, clip, norm, above, below);
+    const double* u = count_noise != nullptr ? count_noise + t * (config.rule == ClipRule::dpsgdf ? 2 : 1) * n_groups : nullptr;
+    sgd_step::rule_bounds(config, clip, group_weights, n_groups, above, below,
+                          [&](std::ptrdiff_t j, std::ptrdiff_t) { return config.count_noise_multiplier * u[j]; },
+                          bounds, weights);
 
     // total = Σ_i a_k(i)·g_i·min(1, C_k(i)/‖g_i‖): a dense vector written only at the batch's non-zeros (it is
     // zeroed again below, while the update reads it, so no separate O(d) clear).
     double total_bias = 0.0;
     for (std::ptrdiff_t r = 0; r < m; ++r) {
       const std::int64_t i = rows[r];
-      const auto k = static_cast<std::size_t>(groups[i]);
-      if (weights[k] == 0.0) continue;
-      const double nr = norm[static_cast<std::size_t>(r)];
-      const double scale = nr > bounds[k] ? bounds[k] / nr : 1.0;
-      const double coef = weights[k] * resid[static_cast<std::size_t>(r)] * scale;
+      const double coef = sgd_step::clipped_coef(static_cast<std::size_t>(groups[i]), static_cast<std::size_t>(r),
+                                                 weights, bounds, resid, norm);
+      if (coef == 0.0) continue;
       for (I p = X.indptr[i]; p < X.indptr[i + 1]; ++p) total[static_cast<std::size_t>(X.indices[p])] += coef * static_cast<double>(X.data[p]);
       total_bias += coef;
     }
     total[static_cast<std::size_t>(d)] = total_bias;
 
-    double s_max = 0.0, s_sq = 0.0;
-    for (std::size_t k = 0; k < K; ++k) {
-      const double s = weights[k] == 0.0 ? 0.0 : weights[k] * bounds[k];
-      step_bounds[static_cast<std::size_t>(t) * K + k] = s;
-      s_max = std::max(s_max, s);
-      s_sq += s * s;
-    }
-    double std_dev = 0.0;
-    if (sigma > 0.0) std_dev = sigma * (config.noise == NoiseRule::shared ? s_max : std::sqrt(s_sq));
+    const double s_step = sgd_step::step_sensitivity(config, bounds, weights, step_bounds + static_cast<std::size_t>(t) * K);
+    const double std_dev = sigma > 0.0 ? sigma * s_step : 0.0;
 
     const double lr = learning_rates[t];
     const double* z = grad_noise + t * width;
@@ -425,7 +438,7 @@ void dpsgd_epochs_csr(const CsrView<T, I>& X, const double* y, const std::int64_
 }
 
 #define DPFAIR_SPARSE_INSTANTIATE(T, I)                                                                             \
-  template void check_csr<T, I>(CsrView<T, I>&, std::ptrdiff_t);                                                    \
+  template void check_csr<T, I>(CsrView<T, I>&);                                                                    \
   template void poly2_coefficients_csr<T, I>(const CsrView<T, I>&, const double*, const double*,                    \
                                              const std::int64_t*, std::ptrdiff_t, double*, double*, double*,        \
                                              std::int64_t*, int);                                                   \
@@ -433,10 +446,7 @@ void dpsgd_epochs_csr(const CsrView<T, I>& X, const double* y, const std::int64_
                                                const std::int64_t*, std::ptrdiff_t, const std::int64_t*,            \
                                                const double*, std::ptrdiff_t, double, double, double*,              \
                                                std::int64_t*, std::int64_t*, int);                                  \
-  template void dpsgd_epochs_csr<T, I>(const CsrView<T, I>&, const double*, const std::int64_t*, std::ptrdiff_t,    \
-                                       const double*, const double*, const std::int64_t*, const std::int64_t*,      \
-                                       std::ptrdiff_t, const double*, const double*, const double*,                 \
-                                       const SgdConfig&, double*, double*);
+  template void dpsgd_epochs_csr<T, I>(const CsrView<T, I>&, const SgdSteps&, const SgdConfig&, double*, double*);
 DPFAIR_SPARSE_INSTANTIATE(float, std::int32_t)
 DPFAIR_SPARSE_INSTANTIATE(float, std::int64_t)
 DPFAIR_SPARSE_INSTANTIATE(double, std::int32_t)

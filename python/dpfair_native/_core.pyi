@@ -4,22 +4,46 @@ Call these through :mod:`dpfair_native.kernels`, which validates inputs and docu
 take already-validated arrays and raise ValueError on bad shapes, dtypes or non-finite values.
 """
 
-from typing import Dict, Optional, Tuple, TypedDict
+import enum
+from typing import Dict, Optional, Tuple
 
 import numpy as np
 import numpy.typing as npt
 
 isa: str
 
-class _QuadraticResult(TypedDict):
-    w: npt.NDArray[np.float64]
-    n_trimmed: int
-    shift: float
-    lambda_min: float
-    iterations: int
-    converged: bool
-    constraint_active: bool
-    multiplier: float
+class QuadraticSolution:
+    """Result of minimize_quadratic (read-only fields; the NumPy twin is _reference.QuadraticSolution)."""
+
+    @property
+    def w(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def n_trimmed(self) -> int: ...
+    @property
+    def shift(self) -> float: ...
+    @property
+    def lambda_min(self) -> float: ...
+    @property
+    def iterations(self) -> int: ...
+    @property
+    def converged(self) -> bool: ...
+    @property
+    def constraint_active(self) -> bool: ...
+    @property
+    def multiplier(self) -> float: ...
+
+class ClipRule(enum.Enum):
+    """How a DP-SGD step chooses its per-group clip bounds and weights."""
+
+    fixed = 0
+    dpsgdf = 1
+    naive = 2
+
+class NoiseRule(enum.Enum):
+    """How a DP-SGD step scales its Gaussian noise from the group sensitivities."""
+
+    shared = 0
+    per_group = 1
 
 def cpu_supports_avx2_fma() -> bool: ...
 def poly2_coefficients(
@@ -27,7 +51,7 @@ def poly2_coefficients(
     a: npt.NDArray[np.float64],
     c: npt.NDArray[np.float64],
     groups: Optional[npt.NDArray[np.int64]],
-    n_groups: int,
+    n_groups: Optional[int],
     n_threads: int,
 ) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.int64]]: ...
 def minimize_quadratic(
@@ -38,10 +62,10 @@ def minimize_quadratic(
     floor: float,
     solver: str,
     a: Optional[npt.NDArray[np.float64]],
-    tau: float,
+    tau: Optional[float],
     tol: float,
     max_iter: int,
-) -> _QuadraticResult: ...
+) -> QuadraticSolution: ...
 def clip_group_gradients(
     X: npt.NDArray[np.floating],
     y: npt.NDArray[np.float64],
@@ -50,7 +74,7 @@ def clip_group_gradients(
     rows: npt.NDArray[np.int64],
     groups: npt.NDArray[np.int64],
     clip: npt.NDArray[np.float64],
-    threshold: float,
+    threshold: Optional[float],
     l2: float,
     n_threads: int,
 ) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
@@ -65,8 +89,8 @@ def dpsgd_epochs(
     learning_rates: npt.NDArray[np.float64],
     grad_noise: Optional[npt.NDArray[np.float64]],
     count_noise: Optional[npt.NDArray[np.float64]],
-    rule: int,
-    noise: int,
+    rule: ClipRule,
+    noise: NoiseRule,
     noise_multiplier: float,
     count_noise_multiplier: float,
     expected_batch_size: float,
@@ -107,7 +131,7 @@ def poly2_coefficients_csr(
     a: npt.NDArray[np.float64],
     c: npt.NDArray[np.float64],
     groups: Optional[npt.NDArray[np.int64]],
-    n_groups: int,
+    n_groups: Optional[int],
     n_threads: int,
 ) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.int64]]: ...
 def clip_group_gradients_csr(
@@ -121,7 +145,7 @@ def clip_group_gradients_csr(
     rows: npt.NDArray[np.int64],
     groups: npt.NDArray[np.int64],
     clip: npt.NDArray[np.float64],
-    threshold: float,
+    threshold: Optional[float],
     l2: float,
     n_threads: int,
 ) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
@@ -137,10 +161,10 @@ def dpsgd_epochs_csr(
     batch_rows: npt.NDArray[np.int64],
     batch_offsets: npt.NDArray[np.int64],
     learning_rates: npt.NDArray[np.float64],
-    grad_noise: npt.NDArray[np.float64],
+    grad_noise: Optional[npt.NDArray[np.float64]],
     count_noise: Optional[npt.NDArray[np.float64]],
-    rule: int,
-    noise: int,
+    rule: ClipRule,
+    noise: NoiseRule,
     noise_multiplier: float,
     count_noise_multiplier: float,
     expected_batch_size: float,

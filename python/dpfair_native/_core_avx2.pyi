@@ -12,6 +12,13 @@ from ._core import contingency_g2 as contingency_g2
 from ._core import constrained_sgd_epochs as constrained_sgd_epochs
 
 isa: str
+
+# The bound types (module-local copies of _core's: the same names, fields and members).
+import dpfair_native._core as _core_types
+
+ClipRule = _core_types.ClipRule
+NoiseRule = _core_types.NoiseRule
+QuadraticSolution = _core_types.QuadraticSolution
 from ._core import clip_group_gradients_csr as clip_group_gradients_csr
 from ._core import dpsgd_epochs_csr as dpsgd_epochs_csr
 from ._core import logistic_newton_csr as logistic_newton_csr

@@ -8,10 +8,31 @@ Each function has the signature and the semantics of its native counterpart in :
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
-from ._quadratic_result import QuadraticSolution
+
+@dataclass(frozen=True)
+class QuadraticSolution:
+    """Result of :func:`dpfair_native.kernels.minimize_quadratic`: the minimizer of wᵀHw + bᵀw and what the PSD
+    repair did. The native backend returns the bound struct ``_core.QuadraticSolution`` with the same read-only
+    fields.
+
+    w: the minimizer (d,). n_trimmed: eigen-directions dropped by psd="trim". shift: amount added to every
+    eigenvalue by psd="shift". lambda_min: smallest eigenvalue of the symmetric input Q (before repair and
+    ridge; estimated by Lanczos for the CG solver). iterations / converged: CG iterations (0 for direct solves).
+    constraint_active / multiplier: whether |aᵀw| <= tau was binding and its Lagrange multiplier ν.
+    """
+
+    w: np.ndarray
+    n_trimmed: int
+    shift: float
+    lambda_min: float
+    iterations: int
+    converged: bool
+    constraint_active: bool
+    multiplier: float
 
 
 def _sum_by_group(M, groups, n_groups):
@@ -252,9 +273,67 @@ def _newton_target(H, reg, w, grad, constraint):
     return minimize_quadratic(0.5 * S, b, 0.0, "trim", floor, "newton", constraint, 0.0, 0).w
 
 
-def _segment_slope(t, z0, z1, y, reg, w, v):
-    dz = z1 - z0
-    return float((_sigmoid(z0 + t * dz) - y) @ dz + np.sum(reg * (w + t * v) * v))
+def damped_newton(full_pass, segment_slope, reg, constraint, max_iter, tol):
+    """The damped Newton iteration of ``kernels.logistic_newton`` over any way of making full passes.
+
+    ``full_pass(w, hessian) -> (z, g, H)``: the scores z at w (any object the line search understands), the
+    loss gradient g and, when ``hessian``, the Hessian H (else None); ``segment_slope(t, z0, z1, w, v)``: the
+    slope of the regularized loss at w + t·v given the scores z0 at w and z1 at w + v (scores are linear along
+    the segment, so no pass). ``reg``: the ridge per coordinate. Step: the minimizer of the Newton model over
+    the feasible set, taken whole when the slope at its end is <= 0, else bisected on the slope for a Wolfe
+    step; stops after a full step with max|v| <= tol·(1 + max|w|), or in the quadratic phase when the
+    predicted next step is that small. Returns (w, n_iter, converged). Shared by the NumPy twin below and by
+    :mod:`dpfair_native.distributed` (per-partition passes).
+    """
+    w = np.zeros(reg.shape[0])
+    z, g, H = full_pass(w, True)
+    converged = False
+    n_iter = 0
+    prev_change = np.inf
+    for n_iter in range(1, max_iter + 1):
+        grad = g + reg * w
+        v = _newton_target(H, reg, w, grad, constraint) - w
+        change = float(np.max(np.abs(v)))
+        bound = tol * (1.0 + float(np.max(np.abs(w + v))))
+        quadratic = np.isfinite(prev_change) and change <= 0.1 * prev_change
+        final = change <= bound or (quadratic and change**3 <= bound * prev_change**2)
+        last = final or n_iter == max_iter
+        trial = w + v
+        z1, g1, H1 = full_pass(trial, not last)
+        slope0 = float(grad @ v)
+        slope1 = float((g1 + reg * trial) @ v)
+        if slope1 <= 0.0 or (final and slope1 <= -0.5 * slope0):
+            w, z, g, H = trial, z1, g1, H1
+            if final:
+                converged = True
+                break
+            prev_change = change
+            continue
+        t = _wolfe_step(lambda mid: segment_slope(mid, z, z1, w, v), slope0)
+        if t == 0.0:
+            converged = change <= bound
+            break
+        w = w + t * v
+        prev_change = t * change
+        if n_iter < max_iter:
+            z, g, H = full_pass(w, True)
+    return w, n_iter, converged
+
+
+def _wolfe_step(slope, slope0):
+    """Bisection on t in (0, 1) for 0.9·slope0 <= slope(t) <= 1e-4·slope0 (slope0 < 0); 0.0 when none is found."""
+    lo, hi = 0.0, 1.0
+    if slope0 < 0.0:
+        for _ in range(60):
+            mid = 0.5 * (lo + hi)
+            s = slope(mid)
+            if s < 0.9 * slope0:
+                lo = mid
+            elif s > 1e-4 * slope0:
+                hi = mid
+            else:
+                return mid
+    return 0.0
 
 
 def logistic_newton(X, y, alpha, fit_intercept, constraint, max_iter, tol):
@@ -280,6 +359,8 @@ def logistic_newton(X, y, alpha, fit_intercept, constraint, max_iter, tol):
         g[:d] = X.T @ a  # also for a scipy.sparse X
         if fit_intercept:
             g[d] = a.sum()
+        if n_passes == 1 and not (np.all(np.isfinite(z)) and np.all(np.isfinite(g))):
+            raise ValueError("X contains NaN or infinity; remove or impute those values first")
         if not hessian:
             return z, g, None
         c = p * (1.0 - p)
@@ -290,51 +371,11 @@ def logistic_newton(X, y, alpha, fit_intercept, constraint, max_iter, tol):
             H[d, d] = c.sum()
         return z, g, H
 
-    w = np.zeros(m)
-    z, g, H = full_pass(w, True)
-    if not (np.all(np.isfinite(z)) and np.all(np.isfinite(g))):
-        raise ValueError("X contains NaN or infinity; remove or impute those values first")
-    converged = False
-    n_iter = 0
-    prev_change = np.inf
-    for n_iter in range(1, max_iter + 1):
-        grad = g + reg * w
-        v = _newton_target(H, reg, w, grad, constraint) - w
-        change = float(np.max(np.abs(v)))
-        bound = tol * (1.0 + float(np.max(np.abs(w + v))))
-        quadratic = np.isfinite(prev_change) and change <= 0.1 * prev_change
-        final = change <= bound or (quadratic and change**3 <= bound * prev_change**2)
-        last = final or n_iter == max_iter
-        trial = w + v
-        z1, g1, H1 = full_pass(trial, not last)
-        slope0 = float(grad @ v)
-        slope1 = float((g1 + reg * trial) @ v)
-        if slope1 <= 0.0 or (final and slope1 <= -0.5 * slope0):
-            w, z, g, H = trial, z1, g1, H1
-            if final:
-                converged = True
-                break
-            prev_change = change
-            continue
-        lo, hi, t = 0.0, 1.0, 0.0
-        if slope0 < 0.0:
-            for _ in range(60):
-                mid = 0.5 * (lo + hi)
-                s = _segment_slope(mid, z, z1, y, reg, w, v)
-                if s < 0.9 * slope0:
-                    lo = mid
-                elif s > 1e-4 * slope0:
-                    hi = mid
-                else:
-                    t = mid
-                    break
-        if t == 0.0:
-            converged = change <= bound
-            break
-        w = w + t * v
-        prev_change = t * change
-        if n_iter < max_iter:
-            z, g, H = full_pass(w, True)
+    def segment_slope(t, z0, z1, w, v):
+        dz = z1 - z0
+        return float((_sigmoid(z0 + t * dz) - y) @ dz + np.sum(reg * (w + t * v) * v))
+
+    w, n_iter, converged = damped_newton(full_pass, segment_slope, reg, constraint, max_iter, tol)
     return w, n_iter, converged, n_passes
 
 

@@ -376,7 +376,7 @@ def _newton(est, rows: DaskRows, constraint=None):
     """The damped Newton method of ``kernels.logistic_newton`` (same step, line search and stopping rules as its
     NumPy reference) with each full pass a per-partition sum; the scores of the current point and of the trial
     point stay on the workers (n floats each) for the line search along the segment."""
-    from ._reference import _newton_target
+    from ._reference import damped_newton
 
     dask, _ = _dask()
     d = rows.shape[1]
@@ -402,50 +402,7 @@ def _newton(est, rows: DaskRows, constraint=None):
         (parts,) = dask.compute([slope_task(a, b, yb, rows.classes, t) for a, b, yb in zip(z0, z1, rows._yb)])
         return float(np.sum(parts)) + float(np.sum(reg * (w + t * v) * v))
 
-    w = np.zeros(m)
-    z, g, H = full_pass(w, True)
-    converged = False
-    n_iter = 0
-    prev_change = np.inf
-    for n_iter in range(1, max_iter + 1):
-        grad = g + reg * w
-        v = _newton_target(H, reg, w, grad, constraint) - w
-        change = float(np.max(np.abs(v)))
-        bound = tol * (1.0 + float(np.max(np.abs(w + v))))
-        quadratic = np.isfinite(prev_change) and change <= 0.1 * prev_change
-        final = change <= bound or (quadratic and change**3 <= bound * prev_change**2)
-        last = final or n_iter == max_iter
-        trial = w + v
-        z1, g1, H1 = full_pass(trial, not last)
-        slope0 = float(grad @ v)
-        slope1 = float((g1 + reg * trial) @ v)
-        if slope1 <= 0.0 or (final and slope1 <= -0.5 * slope0):
-            w, z, g, H = trial, z1, g1, H1
-            if final:
-                converged = True
-                break
-            prev_change = change
-            continue
-        lo, hi, t = 0.0, 1.0, 0.0
-        if slope0 < 0.0:
-            for _ in range(60):
-                mid = 0.5 * (lo + hi)
-                s = segment_slope(mid, z, z1, w, v)
-                if s < 0.9 * slope0:
-                    lo = mid
-                elif s > 1e-4 * slope0:
-                    hi = mid
-                else:
-                    t = mid
-                    break
-        if t == 0.0:
-            converged = change <= bound
-            break
-        w = w + t * v
-        prev_change = t * change
-        if n_iter < max_iter:
-            z, g, H = full_pass(w, True)
-    return w, n_iter, converged
+    return damped_newton(full_pass, segment_slope, reg, constraint, max_iter, tol)
 
 
 def _fit_logistic(est, rows: DaskRows, group_labels):

@@ -15,7 +15,7 @@ from typing import Literal, NamedTuple, Optional, Tuple
 import numpy as np
 
 from . import _reference
-from ._quadratic_result import QuadraticSolution
+from ._reference import QuadraticSolution
 
 Backend = Literal["native", "numpy"]
 
@@ -213,8 +213,8 @@ def poly2_coefficients(
         _all_finite(_values(X), "X")
         return _reference.poly2_coefficients(X, a, c, groups, n_groups)
     if _is_csr(X):
-        return _native().poly2_coefficients_csr(*_csr_arrays(X), a, c, groups, 0 if n_groups is None else n_groups, threads)
-    return _native().poly2_coefficients(X, a, c, groups, -1 if n_groups is None else n_groups, threads)
+        return _native().poly2_coefficients_csr(*_csr_arrays(X), a, c, groups, n_groups, threads)
+    return _native().poly2_coefficients(X, a, c, groups, n_groups, threads)
 
 
 _PSD_REPAIRS = ("trim", "ridge", "shift")
@@ -287,10 +287,14 @@ def minimize_quadratic(
         constraint = (avec, tau)
     if backend == "numpy":
         return _reference.minimize_quadratic(Q, b, float(ridge), psd, float(floor), solver, constraint, float(tol), int(max_iter))
-    core = _native()
-    avec, tau = constraint if constraint is not None else (None, -1.0)
-    raw = core.minimize_quadratic(Q, b, float(ridge), psd, float(floor), solver, avec, float(tau), float(tol), int(max_iter))
-    return QuadraticSolution(**raw)
+    avec, tau = constraint if constraint is not None else (None, None)
+    r = _native().minimize_quadratic(Q, b, float(ridge), psd, float(floor), solver, avec, tau, float(tol), int(max_iter))
+    # The bound struct _core.QuadraticSolution has the same read-only fields; copied into the NumPy twin's frozen
+    # dataclass because fitted estimators keep it and must pickle (the bound type has no pickle support yet).
+    return QuadraticSolution(
+        w=np.array(r.w), n_trimmed=r.n_trimmed, shift=r.shift, lambda_min=r.lambda_min, iterations=r.iterations,
+        converged=r.converged, constraint_active=r.constraint_active, multiplier=r.multiplier,
+    )
 
 
 def clip_group_gradients(
@@ -352,16 +356,12 @@ def clip_group_gradients(
         _all_finite(_values(X[rows]), "X")
         return _reference.clip_group_gradients(X, y, w, bias, rows, groups, clip, threshold, l2)
     if _is_csr(X):
-        return _native().clip_group_gradients_csr(
-            *_csr_arrays(X), y, w, bias, rows, groups, clip, np.nan if threshold is None else threshold, l2, threads
-        )
-    return _native().clip_group_gradients(
-        X, y, w, bias, rows, groups, clip, np.nan if threshold is None else threshold, l2, threads
-    )
+        return _native().clip_group_gradients_csr(*_csr_arrays(X), y, w, bias, rows, groups, clip, threshold, l2, threads)
+    return _native().clip_group_gradients(X, y, w, bias, rows, groups, clip, threshold, l2, threads)
 
 
-_SGD_RULES = {"fixed": 0, "dpsgdf": 1, "naive": 2}
-_SGD_NOISE = {"shared": 0, "per_group": 1}
+_SGD_RULES = ("fixed", "dpsgdf", "naive")  # the native ClipRule / NoiseRule enums have these member names
+_SGD_NOISE = ("shared", "per_group")
 
 
 def dpsgd_epochs(
@@ -516,17 +516,17 @@ def dpsgd_epochs(
             X, y, params, batch_rows, batch_offsets, learning_rates, grad_noise, groups, clip, group_weights, rule,
             count_noise, sigma, sigma_count, b, float(l2), noise, weight_bound, secure_key, grid_inflation,
         )
+    core = _native()
+    rule_code, noise_code = getattr(core.ClipRule, rule), getattr(core.NoiseRule, noise)
     if _is_csr(X):
-        return _native().dpsgd_epochs_csr(
+        return core.dpsgd_epochs_csr(
             *_csr_arrays(X), y, groups, clip, group_weights, batch_rows, batch_offsets, learning_rates, grad_noise,
-            count_noise, _SGD_RULES[rule], _SGD_NOISE[noise], sigma, sigma_count, b, float(l2), weight_bound, params,
+            count_noise, rule_code, noise_code, sigma, sigma_count, b, float(l2), weight_bound, params,
         )
-    params_out, step_bounds = _native().dpsgd_epochs(
+    return core.dpsgd_epochs(
         X, y, groups, clip, group_weights, batch_rows, batch_offsets, learning_rates, grad_noise, count_noise,
-        _SGD_RULES[rule], _SGD_NOISE[noise], sigma, sigma_count, b, float(l2), weight_bound, params,
-        secure_key, grid_inflation,
+        rule_code, noise_code, sigma, sigma_count, b, float(l2), weight_bound, params, secure_key, grid_inflation,
     )
-    return params_out, step_bounds
 
 __all__.append("dpsgd_epochs")
 
@@ -795,7 +795,10 @@ __all__ += ["contingency_g2", "categorical_codes"]
 # indices or duplicate entries) is canonicalized once on a copy (duplicates summed, as scipy's sum_duplicates does).
 # The native CSR kernels do work proportional to the non-zeros: poly2's Q and logistic_newton's Hessian cost
 # Σ_i nnz_i(nnz_i + 1)/2 multiply-adds (each row's non-zero pairs), the gradient kernels O(batch non-zeros) per
-# call/step (plus O(d) per DP-SGD step for the dense noise). X is never densified.
+# call/step (plus O(d) per DP-SGD step for the dense noise). X is never densified. Memory safety of the three arrays
+# is checked natively: over the whole matrix before poly2/logistic_newton, and row by row as they are read by the
+# gradient kernels and the DP-SGD loop (so an epoch costs O(visited non-zeros), not a pass over X per call); the
+# loop also prefetches the rows of the next batch positions, whose reads are otherwise latency-bound.
 _SPARSE_FORMATS = ("csr", "csc", "coo")
 
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <exception>
 #include <mutex>
@@ -16,6 +17,15 @@ inline int resolve_threads(int requested) {
   if (requested > 0) return requested;
   const unsigned hw = std::thread::hardware_concurrency();
   return hw == 0 ? 1 : static_cast<int>(hw);
+}
+
+// Threads for a pass of `work` units (multiply-adds, non-zeros, ...) when each thread should get at least
+// `min_per_thread` units (what starting it, and zeroing and reducing its private accumulators, costs in the same
+// units): min(resolve_threads(requested), floor(work / min_per_thread)), at least 1. The one home of the
+// thread heuristics of poly2, logistic_newton and the CSR kernels.
+inline int threads_for(double work, double min_per_thread, int requested) {
+  const double most = static_cast<double>(resolve_threads(requested));
+  return static_cast<int>(std::max(1.0, std::min(most, std::floor(work / min_per_thread))));
 }
 
 // Splits [0, n) into `n_chunks` contiguous chunks and calls fn(chunk_index, begin, end) for each, on up to

@@ -43,34 +43,47 @@ struct SgdConfig {
   double grid_inflation = 1e-4;
 };
 
-// Runs n_steps steps of
+// A dense matrix as the kernels read it: element (i, j) at data[i·row_stride + j·col_stride] (float or double;
+// any strides, e.g. a transposed or sliced NumPy array). Not owned.
+template <class T>
+struct MatrixView {
+  const T* data = nullptr;
+  std::ptrdiff_t rows = 0, cols = 0, row_stride = 0, col_stride = 0;
+};
+
+// The labels, groups and whole schedule of n_steps DP-SGD steps, all randomness passed in. Not owned.
+// y (n,) labels; groups (n,) in [0, K) with K = n_groups; clip (K,) base bounds > 0 (+inf = no clipping, allowed
+// only when σ = 0); group_weights (K,) finite >= 0 (rule fixed only; nullptr = all 1); batch t = batch_rows[
+// batch_offsets[t] .. batch_offsets[t+1]) (rows may repeat); learning_rates (n_steps,); grad_noise (n_steps, d+1)
+// and count_noise (n_steps, 2K for dpsgdf, K for naive; unused for fixed) standard normals (nullptr in secure mode).
+struct SgdSteps {
+  const double* y = nullptr;
+  const std::int64_t* groups = nullptr;
+  std::ptrdiff_t n_groups = 1;
+  const double* clip = nullptr;
+  const double* group_weights = nullptr;
+  const std::int64_t* batch_rows = nullptr;
+  const std::int64_t* batch_offsets = nullptr;
+  std::ptrdiff_t n_steps = 0;
+  const double* learning_rates = nullptr;
+  const double* grad_noise = nullptr;
+  const double* count_noise = nullptr;
+};
+
+// Runs the n_steps steps of `steps`:
 //   S = Σ_{i in batch t} a_{k(i)} · g_i · min(1, C_{k(i)}/‖g_i‖),   g_i = (σ(x_iᵀw + bias) − y_i)·[x_i, 1]
 //   params -= lr[t] · ( (S + std_t · grad_noise[t]) / b + l2·[w, 0] )
-// on params = [w (d), bias] in place. X (n, d) by pointer and element strides (float or double); y (n,) labels;
-// groups (n,) in [0, K); clip (K,) base bounds > 0 (+inf = no clipping, allowed only when σ = 0);
-// group_weights (K,) finite >= 0 (rule fixed only; nullptr = all 1); batch t = batch_rows[offsets[t] ..
-// offsets[t+1]) (rows may repeat); grad_noise (n_steps, d+1) and count_noise (n_steps, 2K for dpsgdf, K for
-// naive; unused for fixed) standard normals. step_bounds (n_steps, K) receives s_k = a_k·C_k of every step.
+// on params = [w (d), bias] in place. step_bounds (n_steps, K) receives s_k = a_k·C_k of every step.
 // Single-threaded (steps are sequential, batches small). Rows with unit column stride take a fused vectorized
 // path; other layouts call clip_group_gradients for the clipped per-group sums.
 // Throws std::invalid_argument on bad sizes, indices, labels or non-finite values.
 template <class T>
-void dpsgd_epochs(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::ptrdiff_t row_stride,
-                  std::ptrdiff_t col_stride, const double* y, const std::int64_t* groups, std::ptrdiff_t n_groups,
-                  const double* clip, const double* group_weights, const std::int64_t* batch_rows,
-                  const std::int64_t* batch_offsets, std::ptrdiff_t n_steps, const double* learning_rates,
-                  const double* grad_noise, const double* count_noise, const SgdConfig& config, double* params,
+void dpsgd_epochs(const MatrixView<T>& X, const SgdSteps& steps, const SgdConfig& config, double* params,
                   double* step_bounds);
 
-extern template void dpsgd_epochs<float>(const float*, std::ptrdiff_t, std::ptrdiff_t, std::ptrdiff_t,
-                                         std::ptrdiff_t, const double*, const std::int64_t*, std::ptrdiff_t,
-                                         const double*, const double*, const std::int64_t*, const std::int64_t*,
-                                         std::ptrdiff_t, const double*, const double*, const double*,
-                                         const SgdConfig&, double*, double*);
-extern template void dpsgd_epochs<double>(const double*, std::ptrdiff_t, std::ptrdiff_t, std::ptrdiff_t,
-                                          std::ptrdiff_t, const double*, const std::int64_t*, std::ptrdiff_t,
-                                          const double*, const double*, const std::int64_t*, const std::int64_t*,
-                                          std::ptrdiff_t, const double*, const double*, const double*,
-                                          const SgdConfig&, double*, double*);
+extern template void dpsgd_epochs<float>(const MatrixView<float>&, const SgdSteps&, const SgdConfig&, double*,
+                                         double*);
+extern template void dpsgd_epochs<double>(const MatrixView<double>&, const SgdSteps&, const SgdConfig&, double*,
+                                          double*);
 
 }  // namespace dpfair

@@ -17,14 +17,17 @@ struct CsrView {
   const I* indices = nullptr;
   const I* indptr = nullptr;  // n + 1 entries
   std::ptrdiff_t rows = 0, cols = 0;
+  std::ptrdiff_t capacity = 0;  // stored values available in data and indices (offsets must stay <= capacity)
   bool sorted = false;  // column indices strictly increasing within every row (set by check_csr)
 };
 
 // Checks what memory safety and the kernels need, in one pass over the non-zeros: indptr[0] = 0, indptr
-// non-decreasing with indptr[n] <= nnz_capacity, every index in [0, d), every value finite, and no column twice in
+// non-decreasing with indptr[n] <= X.capacity, every index in [0, d), every value finite, and no column twice in
 // a row (with unsorted rows: a marker per column, O(d) extra). Sets X.sorted. Throws std::invalid_argument.
+// The kernels that visit only some rows (clip_group_gradients_csr, dpsgd_epochs_csr) need no such pass: they
+// check each row they read, just before reading it (same conditions), so a call costs O(visited non-zeros).
 template <class T, class I>
-void check_csr(CsrView<T, I>& X, std::ptrdiff_t nnz_capacity);
+void check_csr(CsrView<T, I>& X);
 
 // b = Σ_i a_i x_i, Q = Σ_i c_i x_i x_iᵀ (full symmetric d×d, row-major), per-group sums/counts, as
 // poly2_coefficients (poly2.hpp), with the work of Q Σ_i nnz_i(nnz_i + 1)/2 multiply-adds into its lower triangle
@@ -46,10 +49,7 @@ void clip_group_gradients_csr(const CsrView<T, I>& X, const double* y, const dou
 // dpsgd_epochs (sgd.hpp) on CSR rows: per step O(batch non-zeros + d + K) — the clipped gradients are summed into
 // a dense (d + 1)-vector touched only at the batch's non-zeros, and the dense noise is added once.
 template <class T, class I>
-void dpsgd_epochs_csr(const CsrView<T, I>& X, const double* y, const std::int64_t* groups, std::ptrdiff_t n_groups,
-                      const double* clip, const double* group_weights, const std::int64_t* batch_rows,
-                      const std::int64_t* batch_offsets, std::ptrdiff_t n_steps, const double* learning_rates,
-                      const double* grad_noise, const double* count_noise, const SgdConfig& config, double* params,
+void dpsgd_epochs_csr(const CsrView<T, I>& X, const SgdSteps& steps, const SgdConfig& config, double* params,
                       double* step_bounds);
 
 // logistic_newton (logistic.hpp) on CSR rows: scores by sparse dot products, gradient and Hessian by each row's
@@ -58,7 +58,7 @@ template <class T, class I>
 LogisticNewtonResult logistic_newton_csr(const CsrView<T, I>& X, const double* y, const LogisticNewtonOptions& options);
 
 #define DPFAIR_SPARSE_EXTERN(T, I)                                                                                   \
-  extern template void check_csr<T, I>(CsrView<T, I>&, std::ptrdiff_t);                                              \
+  extern template void check_csr<T, I>(CsrView<T, I>&);                                                              \
   extern template void poly2_coefficients_csr<T, I>(const CsrView<T, I>&, const double*, const double*,              \
                                                     const std::int64_t*, std::ptrdiff_t, double*, double*, double*, \
                                                     std::int64_t*, int);                                             \
@@ -66,10 +66,8 @@ LogisticNewtonResult logistic_newton_csr(const CsrView<T, I>& X, const double* y
                                                       const std::int64_t*, std::ptrdiff_t, const std::int64_t*,      \
                                                       const double*, std::ptrdiff_t, double, double, double*,        \
                                                       std::int64_t*, std::int64_t*, int);                            \
-  extern template void dpsgd_epochs_csr<T, I>(const CsrView<T, I>&, const double*, const std::int64_t*,              \
-                                              std::ptrdiff_t, const double*, const double*, const std::int64_t*,     \
-                                              const std::int64_t*, std::ptrdiff_t, const double*, const double*,     \
-                                              const double*, const SgdConfig&, double*, double*);                    \
+  extern template void dpsgd_epochs_csr<T, I>(const CsrView<T, I>&, const SgdSteps&, const SgdConfig&, double*,    \
+                                              double*);                                                              \
   extern template LogisticNewtonResult logistic_newton_csr<T, I>(const CsrView<T, I>&, const double*,                \
                                                                  const LogisticNewtonOptions&);
 DPFAIR_SPARSE_EXTERN(float, std::int32_t)

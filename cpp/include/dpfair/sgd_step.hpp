@@ -1,0 +1,152 @@
+// The parts of one DP-SGD step that do not depend on how X is stored, shared by dpsgd_epochs (dense, sgd.cpp) and
+// dpsgd_epochs_csr (sparse.cpp): the argument checks, weight clipping, the per-rule clip bounds and weights, and the
+// step's sensitivity. Internal to the core (not part of the public C++ API).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <vector>
+
+#include "dpfair/sgd.hpp"
+
+namespace dpfair {
+namespace sgd_step {
+
+inline void require(bool ok, const char* message) {
+  if (!ok) throw std::invalid_argument(message);
+}
+
+inline bool finite_nonnegative(double v) { return std::isfinite(v) && v >= 0.0; }
+
+// The checks of SgdConfig, clip, group_weights, the start point (d + 1 params) and the step schedule that both loops
+// make before their first step. `has_count_noise`: count noise is available (passed in, or drawn in secure mode).
+inline void check_inputs(const SgdConfig& config, std::ptrdiff_t n_groups, const double* clip,
+                         const double* group_weights, bool has_count_noise, std::ptrdiff_t d, const double* params,
+                         const std::int64_t* batch_offsets, std::ptrdiff_t n_steps, const double* learning_rates) {
+  require(d >= 0 && n_steps >= 0, "dpsgd_epochs: negative size");
+  require(n_groups >= 1, "clip must hold at least one bound (one per group)");
+  const double sigma = config.noise_multiplier;
+  require(finite_nonnegative(sigma), "noise_multiplier must be a finite number >= 0");
+  require(finite_nonnegative(config.count_noise_multiplier), "count_noise_multiplier must be a finite number >= 0");
+  require(std::isfinite(config.expected_batch_size) && config.expected_batch_size > 0.0,
+          "expected_batch_size must be a finite number > 0");
+  require(finite_nonnegative(config.l2), "l2 must be a finite number >= 0");
+  require(!std::isnan(config.weight_bound), "weight_bound must be a number (inf or <= 0: off)");
+  const bool rule_ok = config.rule == ClipRule::fixed || config.rule == ClipRule::dpsgdf || config.rule == ClipRule::naive;
+  require(rule_ok, "unknown clip rule");
+  require(config.noise == NoiseRule::shared || config.noise == NoiseRule::per_group, "unknown noise rule");
+  for (std::ptrdiff_t k = 0; k < n_groups; ++k) {
+    require(clip[k] > 0.0, "clip bounds must be > 0 (inf: no clipping)");
+    require(sigma == 0.0 || std::isfinite(clip[k]), "clip bounds must be finite when noise_multiplier > 0");
+    if (config.rule == ClipRule::fixed && group_weights != nullptr) {
+      require(finite_nonnegative(group_weights[k]), "group_weights must be finite numbers >= 0");
+    }
+  }
+  require(config.rule == ClipRule::fixed || has_count_noise, "count_noise is required for rules dpsgdf/naive");
+  for (std::ptrdiff_t j = 0; j <= d; ++j) require(std::isfinite(params[j]), "initial params must be finite");
+  for (std::ptrdiff_t t = 0; t < n_steps; ++t) {
+    require(batch_offsets[t] >= 0 && batch_offsets[t + 1] >= batch_offsets[t], "batch_offsets must be non-decreasing");
+    require(std::isfinite(learning_rates[t]), "learning_rates must be finite");
+  }
+}
+
+// FairDP Alg. 1 line 4: w := w·min(1, M/‖w‖) (the bias is not part of w here).
+inline void clip_weights(double* w, std::ptrdiff_t d, double bound) {
+  double sq = 0.0;
+  for (std::ptrdiff_t j = 0; j < d; ++j) sq += w[j] * w[j];
+  const double nw = std::sqrt(sq);
+  if (nw > bound) {
+    const double s = bound / nw;
+    for (std::ptrdiff_t j = 0; j < d; ++j) w[j] *= s;
+  }
+}
+
+// The step's per-group bounds C_k and weights a_k (SgdConfig's rules; K = clip's length). On entry, for dpsgdf:
+// above/below = the batch rows of each group whose unclipped norm is > / <= clip[k]; for naive: above = the batch
+// rows of each group. count_noise(j, per_step) is the noise of count slot j (σ₁·u or an exact draw), asked for in
+// the stream order: dpsgdf the K "above" slots then the K "below" slots, naive the K slots.
+template <class CountNoise>
+void rule_bounds(const SgdConfig& config, const double* clip, const double* group_weights, std::ptrdiff_t n_groups,
+                 std::vector<double>& above, std::vector<double>& below, CountNoise&& count_noise,
+                 std::vector<double>& bounds, std::vector<double>& weights) {
+  const auto K = static_cast<std::size_t>(n_groups);
+  const double b = config.expected_batch_size;
+  switch (config.rule) {
+    case ClipRule::fixed:
+      for (std::size_t k = 0; k < K; ++k) {
+        bounds[k] = clip[k];
+        weights[k] = group_weights ? group_weights[k] : 1.0;
+      }
+      break;
+    case ClipRule::dpsgdf: {
+      double m_total = 0.0;
+      for (std::size_t k = 0; k < K; ++k) {
+        above[k] = std::max(0.0, above[k] + count_noise(static_cast<std::ptrdiff_t>(k), 2 * n_groups));
+      }
+      for (std::size_t k = 0; k < K; ++k) {
+        below[k] = std::max(0.0, below[k] + count_noise(n_groups + static_cast<std::ptrdiff_t>(k), 2 * n_groups));
+        m_total += above[k];
+      }
+      m_total = std::max(1.0, m_total);
+      for (std::size_t k = 0; k < K; ++k) {
+        const double b_k = std::max(1.0, above[k] + below[k]);
+        bounds[k] = clip[k] * (1.0 + (above[k] / b_k) / (m_total / b));
+        weights[k] = 1.0;
+      }
+      break;
+    }
+    case ClipRule::naive:
+      for (std::size_t k = 0; k < K; ++k) {
+        const double b_k = std::max(1.0, above[k] + count_noise(static_cast<std::ptrdiff_t>(k), n_groups));
+        weights[k] = (b / static_cast<double>(n_groups)) / b_k;
+        bounds[k] = clip[k];
+      }
+      break;
+  }
+}
+
+// above/below for rule_bounds from the batch rows' unclipped norms (norm[r] of batch row rows[r]); for naive only
+// the counts per group (in above).
+inline void count_rows(const SgdConfig& config, const std::int64_t* rows, std::ptrdiff_t m,
+                       const std::int64_t* groups, const double* clip, const std::vector<double>& norm,
+                       std::vector<double>& above, std::vector<double>& below) {
+  std::fill(above.begin(), above.end(), 0.0);
+  std::fill(below.begin(), below.end(), 0.0);
+  for (std::ptrdiff_t r = 0; r < m; ++r) {
+    const auto k = static_cast<std::size_t>(groups[rows[r]]);
+    if (config.rule == ClipRule::naive || norm[static_cast<std::size_t>(r)] > clip[k]) {
+      above[k] += 1.0;
+    } else {
+      below[k] += 1.0;
+    }
+  }
+}
+
+// The coefficient of batch row r's [x_i, 1] in the step's sum: a_k·r_i·min(1, C_k/‖g_i‖) (0 when a_k = 0).
+inline double clipped_coef(std::size_t k, std::size_t r, const std::vector<double>& weights,
+                           const std::vector<double>& bounds, const std::vector<double>& resid,
+                           const std::vector<double>& norm) {
+  if (weights[k] == 0.0) return 0.0;
+  const double scale = norm[r] > bounds[k] ? bounds[k] / norm[r] : 1.0;
+  return weights[k] * resid[r] * scale;
+}
+
+// The step's group sensitivities s_k = a_k·C_k (written to step_bounds, K values) and the sensitivity of the
+// released sum: max_k s_k (one shared release) or sqrt(Σ_k s_k²) (one release per disjoint group).
+inline double step_sensitivity(const SgdConfig& config, const std::vector<double>& bounds,
+                               const std::vector<double>& weights, double* step_bounds) {
+  double s_max = 0.0, s_sq = 0.0;
+  for (std::size_t k = 0; k < bounds.size(); ++k) {
+    const double s = weights[k] == 0.0 ? 0.0 : weights[k] * bounds[k];
+    step_bounds[k] = s;
+    s_max = std::max(s_max, s);
+    s_sq += s * s;
+  }
+  return config.noise == NoiseRule::shared ? s_max : std::sqrt(s_sq);
+}
+
+}  // namespace sgd_step
+}  // namespace dpfair
