@@ -125,6 +125,7 @@ dpfair::CsrView<T, I> csr_view(const py::array& data, const py::array& indices, 
   v.indptr = static_cast<const I*>(indptr.data());
   v.rows = indptr.shape(0) - 1;
   v.cols = static_cast<std::ptrdiff_t>(n_cols);
+  v.capacity = std::min<std::ptrdiff_t>(data.shape(0), indices.shape(0));
   return v;
 }
 
@@ -143,11 +144,10 @@ py::tuple csr(py::array data, py::array indices, py::array indptr, std::int64_t 
   const bool wide = indices.dtype().equal(py::dtype::of<std::int64_t>());
   need((wide || indices.dtype().equal(py::dtype::of<std::int32_t>())) && indptr.dtype().equal(indices.dtype()),
        "X.indices and X.indptr must both be int32 or both int64");
-  const std::ptrdiff_t capacity = std::min<std::ptrdiff_t>(data.shape(0), indices.shape(0));
   Problem p = problem(indptr.shape(0) - 1, n_cols, y, groups, events, active, rows, offsets, lr, grad_noise,
                       hist_noise, config, avg_start, step_index, avg_count, params, lambdas, hist, avg);
   auto go = [&](auto view, auto... a) {
-    dpfair::check_csr(view, capacity);
+    dpfair::check_csr(view);
     dpfair::constrained_sgd_epochs_csr(view, a...);
   };
   return p.run([&](auto... a) {
