@@ -163,6 +163,7 @@ def main(argv=None):
         dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None})
 
     from distributed import Client, LocalCluster, wait
+
     from dpfair_native import kernels, metrics
     from dpfair_native.models import FairFunctionalMechanismLR
 

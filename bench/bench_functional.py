@@ -10,7 +10,7 @@ import pytest
 from dpfair_native.datasets import load_adult, make_fair_classification, train_test_split
 from dpfair_native.domain import FeatureDomain
 from dpfair_native.models.ding import ADFC, PDFC
-from dpfair_native.models.functional import FairFunctionalMechanismLR, FunctionalMechanismLR, PFLR, PFLRStar
+from dpfair_native.models.functional import PFLR, FairFunctionalMechanismLR, FunctionalMechanismLR, PFLRStar
 from dpfair_native.models.logistic import FairLogisticRegression, LogisticRegression
 
 ESTIMATORS = {

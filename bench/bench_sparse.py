@@ -62,7 +62,7 @@ def bench_kernels(X, y, repeats):
     report("poly2_coefficients scipy.sparse twin", timed(lambda: kernels.poly2_coefficients(X, a, 0.125, backend="numpy"), 2))
     Xd = X.toarray()
     report("poly2_coefficients native dense (X.toarray())", timed(lambda: kernels.poly2_coefficients(Xd, a, 0.125), 2))
-    del Xd
+    Xd = None  # free the dense copy
     fit = kernels.logistic_newton(X, y, alpha=1e-4)
     report("logistic_newton native CSR", timed(lambda: kernels.logistic_newton(X, y, alpha=1e-4), repeats),
            f"iterations {fit.n_iter}, passes {fit.n_passes}")

@@ -8,8 +8,16 @@ import numpy as np
 import pytest
 
 from dpfair_native import _reference, kernels
-from dpfair_native.causal import (PC, LapMechPC, PrivPC, PrivPCStar, load_network, random_categorical_network,
-                                  random_gaussian_network, skeleton_scores)
+from dpfair_native.causal import (
+    PC,
+    LapMechPC,
+    PrivPC,
+    PrivPCStar,
+    load_network,
+    random_categorical_network,
+    random_gaussian_network,
+    skeleton_scores,
+)
 from dpfair_native.causal.networks import NETWORKS
 from dpfair_native.causal.privpc import beta_quality, g2_replacement_sensitivity, subset_exponential_mechanism
 from dpfair_native.causal.privpc_star import covariance_sensitivity
@@ -24,7 +32,7 @@ def _random_tests(rng, p, n_tests, max_order):
     return np.array(rows, dtype=np.int64)
 
 
-@pytest.mark.skipif(not kernels.native_available(), reason="native extension not built")
+@pytest.mark.native
 def test_contingency_g2_native_equals_reference():
     rng = np.random.default_rng(0)
     cats = rng.integers(2, 5, size=7)
@@ -207,8 +215,8 @@ def test_privpc_large_epsilon_recovers_pc():
 
 
 def test_order_budgets_and_threshold_shift():
-    from dpfair_native.causal.privpc import order_budgets, private_critical_value
     from dpfair_native.causal._stats import chi2_critical
+    from dpfair_native.causal.privpc import order_budgets, private_critical_value
 
     assert order_budgets(1.0, 2).tolist() == [1.0, 0.0, 0.0]  # higher orders below 0.4: order 0 takes all
     assert order_budgets(10.0, 2) == pytest.approx([7.0, 2.0, 1.0])

@@ -5,6 +5,7 @@ import sys
 
 import numpy as np
 import pytest
+
 from dpfair_native.gan import CFGAN, FairGAN, FairGANPlus, _common
 from dpfair_native.gan.effects import total_effect
 
@@ -99,7 +100,8 @@ def test_fairgan_plus_classifier_is_fairer_with_mu():
     assert set(fair.predict(X)) <= {0, 1}
     assert np.mean(free.predict(X) == y) > 0.65  # η learns y from a
     # the score gap between the s groups (η can only see s through the proxy c) shrinks under the adversary D3
-    gap = lambda m: abs(_rd(m.predict_proba(X)[:, 1], s))
+    def gap(m):
+        return abs(_rd(m.predict_proba(X)[:, 1], s))
     assert gap(free) > 0.08
     assert gap(fair) < 0.7 * gap(free)
     Xg, yg, sg = fair.sample(100, random_state=0)
@@ -192,7 +194,8 @@ def test_cfgan_intervention_is_respected(cfgans):
 
 def test_cfgan_removes_total_effect(cfgans):
     df, plain, fair = cfgans
-    te = lambda d: total_effect(d.astype(int), GRAPH, sensitive="s", outcome="y")
+    def te(d):
+        return total_effect(d.astype(int), GRAPH, sensitive="s", outcome="y")
     assert te(df) > 0.4
     te_plain, te_fair = te(plain.sample(4000, random_state=1)), te(fair.sample(4000, random_state=1))
     assert te_plain > 0.1  # CausalGAN (λ = 0) keeps a clear effect ...

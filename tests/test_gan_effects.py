@@ -3,6 +3,7 @@ No torch needed; the estimators are in tests/test_gan.py."""
 
 import numpy as np
 import pytest
+
 from dpfair_native import metrics
 from dpfair_native.gan import effects
 

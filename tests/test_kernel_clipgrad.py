@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from dpfair_native import kernels
 
-pytestmark = pytest.mark.skipif(not kernels.native_available(), reason="native extension not built")
+pytestmark = pytest.mark.native
 
 
 def _problem(rng, n, d, n_groups=3, dtype=np.float64):

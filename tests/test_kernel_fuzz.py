@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from dpfair_native import kernels
 
-pytestmark = pytest.mark.skipif(not kernels.native_available(), reason="native extension not built")
+pytestmark = pytest.mark.native
 
 DTYPES = [np.float64, np.float32, ">f8", "<f4", np.int8, np.int64, np.uint16, np.bool_]
 SCALES = [1.0, 1e-100, 1e100, 5e-324, 1e-30]

@@ -12,7 +12,7 @@ import pytest
 from dpfair_native import kernels
 from dpfair_native.models.dpsgd import poisson_batches
 
-pytestmark = pytest.mark.skipif(not kernels.native_available(), reason="native extension not built")
+pytestmark = pytest.mark.native
 
 
 def _avx2_usable():

@@ -6,7 +6,7 @@ import pytest
 
 from dpfair_native import kernels
 
-native = pytest.mark.skipif(not kernels.native_available(), reason="native extension not built")
+native = pytest.mark.native
 
 
 def _dense(seed, n=500, d=6, dtype=np.float64):

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from dpfair_native import kernels
 
-pytestmark = pytest.mark.skipif(not kernels.native_available(), reason="native extension not built")
+pytestmark = pytest.mark.native
 
 
 def _scales(X, a, c):
@@ -54,7 +54,7 @@ def _layouts(X):
 def test_matches_reference_on_layouts(shape, dtype, with_groups):
     rng = np.random.default_rng(hash((shape, with_groups)) % 2**32)
     X = (rng.standard_normal(shape) * 3).astype(dtype)
-    for name, V in _layouts(X).items():
+    for _name, V in _layouts(X).items():
         n = V.shape[0]
         a = rng.standard_normal(n)
         c = rng.standard_normal(n)  # mixed signs: both rank-update paths

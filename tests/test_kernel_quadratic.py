@@ -313,8 +313,9 @@ def test_core_validates_without_the_python_wrapper():
     with pytest.raises(TypeError, match="real numeric dtype"):
         _core.minimize_quadratic(Q.astype(complex), b, **args)
     out = _core.minimize_quadratic(Q, b, **args)  # a bound struct with read-only fields
-    assert {f for f in dir(out) if not f.startswith("_")} == {"w", "n_trimmed", "shift", "lambda_min", "iterations", "converged", "constraint_active",
-                        "multiplier"}
+    assert {f for f in dir(out) if not f.startswith("_")} == {
+        "w", "n_trimmed", "shift", "lambda_min", "iterations", "converged", "constraint_active",
+        "multiplier"}
 
 
 # ---------------------------------------------------------------- properties over sizes and scales

@@ -11,8 +11,7 @@ from dpfair_native import _reference, kernels
 from dpfair_native._secure_random import SecureKeys
 from dpfair_native.models.dpsgd import poisson_batches
 
-native = pytest.mark.skipif(not kernels.native_available(), reason="native extension not built")
-BACKENDS = ["numpy", pytest.param("native", marks=native)]
+native = pytest.mark.native
 
 # RFC 8439 §2.3.2 (key 00..1f, nonce 00000009 0000004a 00000000, block counter 1) and appendix A.1 test vector #1
 # (all-zero key and nonce, counter 0): the serialized 64-byte blocks.
@@ -30,7 +29,6 @@ def _block(backend):
     return kernels._native().chacha20_block if backend == "native" else _reference.chacha20_block
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 def test_chacha20_block_matches_rfc8439_vectors(backend):
     block = _block(backend)
     assert block(bytes(range(32)), 1, bytes.fromhex("000000090000004a00000000")) == RFC_BLOCK_232
@@ -123,7 +121,6 @@ def test_reference_distribution_small_sample():
     assert abs(draws.var() - var_dg) < 5 * var_dg * math.sqrt(2 / draws.size)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 def test_keys_os_seed_and_errors(backend):
     a = kernels.discrete_gaussian_noise(20, 100, random_state=None, backend=backend)
     b = kernels.discrete_gaussian_noise(20, 100, random_state=None, backend=backend)
@@ -180,7 +177,6 @@ def test_secure_loop_native_equals_reference(rule, noise):
     np.testing.assert_allclose(out["native"][1], out["numpy"][1], rtol=1e-12)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 def test_secure_loop_noise_is_on_the_grid_with_the_inflated_std(backend):
     """One step with an empty batch: params = −lr·γ·Z/b, so params/γ must be integers and their spread σ·(s + γ√D)."""
     d = 3999 if backend == "native" else 399
@@ -202,7 +198,6 @@ def test_secure_loop_noise_is_on_the_grid_with_the_inflated_std(backend):
     assert abs(np.std(params) / (target * math.sqrt(2)) - 1) > 5 / math.sqrt(2 * D)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 def test_secure_loop_is_reproducible_by_key_and_validates(backend):
     X, y, groups = _problem(n=60)
     rows, offsets = poisson_batches(60, 0.2, 3, np.random.default_rng(0))

@@ -6,7 +6,7 @@ import pytest
 from dpfair_native import _reference, kernels
 from dpfair_native.models.dpsgd import poisson_batches
 
-native = pytest.mark.skipif(not kernels.native_available(), reason="native extension not built")
+native = pytest.mark.native
 
 
 def _problem(n=300, d=7, K=3, seed=0, dtype=np.float64):

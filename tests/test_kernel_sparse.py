@@ -7,7 +7,7 @@ import pytest
 from dpfair_native import kernels
 
 sp = pytest.importorskip("scipy.sparse")
-pytestmark = pytest.mark.skipif(not kernels.native_available(), reason="native extension not built")
+pytestmark = pytest.mark.native
 
 
 def random_csr(n=300, d=23, density=0.15, dtype=np.float64, index_dtype=np.int32, seed=0, binary_cols=8):

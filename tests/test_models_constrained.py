@@ -6,12 +6,12 @@ import math
 import numpy as np
 import pytest
 
-from dpfair_native import kernels, metrics
+from dpfair_native import metrics
 from dpfair_native.datasets import make_fair_classification
 from dpfair_native.models import ConstrainedDPSGDClassifier, DPSGDClassifier
 from dpfair_native.models.dpsgd import RECORD_COUNT_NOISE
 
-native = pytest.mark.skipif(not kernels.native_available(), reason="native extension not built")
+native = pytest.mark.native
 
 
 def _data(n=3000, d=8, seed=0, disparity=2.0):

@@ -5,7 +5,6 @@ import math
 import numpy as np
 import pytest
 
-from dpfair_native import kernels
 from dpfair_native.accountants import dpsgd_epsilon
 from dpfair_native.models.dpsgd import (
     RECORD_COUNT_NOISE,
@@ -15,8 +14,6 @@ from dpfair_native.models.dpsgd import (
     dpsgd_privacy_spent,
     poisson_batches,
 )
-
-BACKENDS = ["numpy", pytest.param("native", marks=pytest.mark.skipif(not kernels.native_available(), reason="no build"))]
 
 
 def _data(n=600, d=5, seed=0):
@@ -140,7 +137,6 @@ def test_group_variants_meet_target_epsilon_with_sigma1_ten_times_sigma2(cls):
     assert 1.99 < m.privacy_spent_[0] <= 2.0
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 def test_sigma_zero_infinite_clip_is_plain_minibatch_sgd_from_the_same_seed(backend):
     X, y, _ = _data(n=300)
     lr, l2, epochs, b = 0.8, 0.01, 3, 30
@@ -161,7 +157,7 @@ def test_sigma_zero_infinite_clip_is_plain_minibatch_sgd_from_the_same_seed(back
     assert m.intercept_ == pytest.approx(c, rel=1e-10, abs=1e-12)
 
 
-@pytest.mark.skipif(not kernels.native_available(), reason="no build")
+@pytest.mark.native
 @pytest.mark.parametrize("cls", [DPSGDClassifier, DPSGDFClassifier, NaiveReweightedDPSGDClassifier])
 def test_native_and_numpy_backends_fit_the_same_model(cls):
     X, y, s = _data()

@@ -6,7 +6,6 @@ import math
 import numpy as np
 import pytest
 
-from dpfair_native import kernels
 from dpfair_native.accountants import RDPAccountant, dpsgd_epsilon
 from dpfair_native.models.fairdp import (
     FairDPClassifier,
@@ -14,8 +13,6 @@ from dpfair_native.models.fairdp import (
     group_poisson_batches,
     split_microbatches,
 )
-
-BACKENDS = ["numpy"] + (["native"] if kernels.native_available() else [])
 
 
 def _toy(n=80, d=3, seed=0):
@@ -162,7 +159,6 @@ def _literal_fairdp(X, y, s, *, sigma, C, M, q, steps, eta, N, sizes, seed):
     return members, checks
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 def test_fit_equals_literal_algorithm_and_respects_bounds(backend):
     X, y, s = _toy(n=70)
     params = dict(noise_multiplier=0.8, clip_norm=[0.3, 0.5], weight_bound=0.1, sample_rate=[0.25, 0.5], epochs=3,
@@ -185,9 +181,8 @@ def test_fit_equals_literal_algorithm_and_respects_bounds(backend):
     np.testing.assert_allclose(model.step_bounds_, np.tile(m.sum() / (2 * m) * [0.3, 0.5], (steps - 1, 1)))
 
 
+@pytest.mark.native
 def test_native_equals_numpy():
-    if "native" not in BACKENDS:
-        pytest.skip("native extension not built")
     X, y, s = _toy(n=300)
     kw = dict(noise_multiplier=1.0, sample_rate=0.1, epochs=2, n_models=4, random_state=3)
     a = FairDPClassifier(backend="native", **kw).fit(X, y, sensitive_features=s)

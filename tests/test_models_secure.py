@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from dpfair_native import kernels, mechanisms
+from dpfair_native import mechanisms
 from dpfair_native._secure_accounting import SECURE_RDP_ORDERS
 from dpfair_native.models.ding import ADFC, PDFC
 from dpfair_native.models.dpsgd import (
@@ -18,9 +18,9 @@ from dpfair_native.models.dpsgd import (
 )
 from dpfair_native.models.exponential import ExponentialMechanismFairLearner
 from dpfair_native.models.fairdp import FairDPClassifier
-from dpfair_native.models.functional import FairFunctionalMechanismLR, FunctionalMechanismLR, PFLR, PFLRStar
+from dpfair_native.models.functional import PFLR, FairFunctionalMechanismLR, FunctionalMechanismLR, PFLRStar
 
-native = pytest.mark.skipif(not kernels.native_available(), reason="native extension not built")
+native = pytest.mark.native
 
 
 def _data(n=300, d=4, seed=0):

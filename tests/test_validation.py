@@ -10,8 +10,8 @@ import pytest
 
 from dpfair_native import embedding, models
 from dpfair_native._validation import (
-    InvalidParameterError,
     Interval,
+    InvalidParameterError,
     Options,
     StrOptions,
     check_int,

@@ -309,7 +309,7 @@ def damped_newton(full_pass, segment_slope, reg, constraint, max_iter, tol):
                 break
             prev_change = change
             continue
-        t = _wolfe_step(lambda mid: segment_slope(mid, z, z1, w, v), slope0)
+        t = _wolfe_step(lambda mid, z=z, z1=z1, w=w, v=v: segment_slope(mid, z, z1, w, v), slope0)
         if t == 0.0:
             converged = change <= bound
             break

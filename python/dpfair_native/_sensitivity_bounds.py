@@ -168,7 +168,7 @@ class FunctionalSensitivity:
             for tp in ends:
                 cm, ca, cb = abs(t - tp), abs(t), abs(tp)
 
-                def J(al, be, m):
+                def J(al, be, m, cm=cm, ca=ca, cb=cb):
                     return cm * m + ca * al + cb * be + gamma * (al * al + be * be + 2.0 * m * (al + be))
 
                 for k in range(g2 + 1):
@@ -291,7 +291,7 @@ class FunctionalSensitivity:
         )
         return float(d_s), float(d_n)
 
-    def _restrict(self, cols) -> "FunctionalSensitivity":
+    def _restrict(self, cols) -> FunctionalSensitivity:
         cols = list(cols)
         pos = {j: i for i, j in enumerate(cols)}
         groups = [tuple(pos[j] for j in g if j in pos) for g in self._groups]

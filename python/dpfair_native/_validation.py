@@ -26,7 +26,6 @@ from typing import Optional, Tuple
 
 import numpy as np
 
-
 # ------------------------------------------------------------------------------------------------------------
 # declarative parameter constraints
 # ------------------------------------------------------------------------------------------------------------
@@ -352,7 +351,8 @@ def check_sensitive_features(sensitive_features, n: int, *, groups=None) -> Tupl
     pos = np.clip(pos, 0, labels.shape[0] - 1)
     found = labels[order][pos] == s
     if not np.all(found):
-        raise ValueError(f"sensitive_features has values not in the declared groups {labels.tolist()}: {np.unique(s[~found])[:5]}")
+        raise ValueError(f"sensitive_features has values not in the declared groups {labels.tolist()}: "
+                         f"{np.unique(s[~found])[:5]}")
     return labels, order[pos].astype(np.int64)
 
 

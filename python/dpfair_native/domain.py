@@ -126,19 +126,19 @@ class FeatureDomain(FunctionalSensitivity):
 
     # -- constructors ----------------------------------------------------------------------------------------------
     @classmethod
-    def unit_box(cls, d: int) -> "FeatureDomain":
+    def unit_box(cls, d: int) -> FeatureDomain:
         """[0, 1]^d, the domain of Zhang et al., Xu et al. and Ding et al."""
         d = _check_d(d)
         return cls(np.zeros(d), np.ones(d))
 
     @classmethod
-    def unit_ball(cls, d: int) -> "FeatureDomain":
+    def unit_ball(cls, d: int) -> FeatureDomain:
         """{x : ||x||_2 <= 1} (bounds [-1, 1], l2_cap = 1)."""
         d = _check_d(d)
         return cls(-np.ones(d), np.ones(d), l2_cap=1.0)
 
     @classmethod
-    def from_dataset(cls, dataset) -> "FeatureDomain":
+    def from_dataset(cls, dataset) -> FeatureDomain:
         """Domain of a data set whose X is scaled to [0, 1]: numeric columns [0, 1], one-hot groups {0, 1}.
 
         ``dataset`` needs ``one_hot_groups`` and ``feature_names`` (e.g. ``datasets.load_adult()``); columns in no
@@ -198,7 +198,7 @@ class FeatureDomain(FunctionalSensitivity):
     def _nonnegative(self) -> bool:
         return bool(np.all(self._lower >= 0.0))
 
-    def without_column(self, column: int) -> "FeatureDomain":
+    def without_column(self, column: int) -> FeatureDomain:
         """The domain of x with column ``column`` removed (its group, if any, loses that column; caps kept).
 
         It contains the projection of this domain, so sensitivities computed on it are valid upper bounds for

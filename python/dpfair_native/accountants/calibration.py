@@ -230,7 +230,8 @@ def calibrate_noise_multiplier(
     The search is the classical one (double σ from 1 until ε(σ) <= target, then bisect to width <= tol) and
     returns the same σ as plain bisection when ε is monotone in σ, but ``_lattice_search`` gets there in about
     5–8 evaluations of ε instead of ~15–25. With method="pld" the bracket starts from the RDP-calibrated σ under
-    add/remove (``_pld_bracket``), which saves the costly PLDs of small σ. The guarantee does not rest on monotonicity: the returned σ and a rejected σ within ``tol`` below it
+    add/remove (``_pld_bracket``), which saves the costly PLDs of small σ. The guarantee does not rest on monotonicity:
+    the returned σ and a rejected σ within ``tol`` below it
     were both evaluated.
     """
     if not callable(make_event):

@@ -50,7 +50,7 @@ class NeighbouringRelation(enum.Enum):
     REPLACE_ONE = "replace_one"
 
     @classmethod
-    def coerce(cls, value) -> "NeighbouringRelation":
+    def coerce(cls, value) -> NeighbouringRelation:
         if isinstance(value, cls):
             return value
         if isinstance(value, str):

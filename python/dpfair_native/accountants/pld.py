@@ -461,10 +461,10 @@ class PLDAccountant(EventLog):
         self._counts: Dict[DpEvent, int] = {}
         self._pld = None
 
-    def compose(self, event: DpEvent, count: int = 1, *, label: str = "") -> "PLDAccountant":
+    def compose(self, event: DpEvent, count: int = 1, *, label: str = "") -> PLDAccountant:
         """Compose ``count`` runs of ``event``; returns self."""
         event = self._repeated(event, count)
-        for ev, c in flatten_event(event):
+        for ev, _ in flatten_event(event):
             _pairs(ev, self._relation)  # raises for unsupported events before anything is recorded
         for ev, c in flatten_event(event):
             self._counts[ev] = self._counts.get(ev, 0) + c

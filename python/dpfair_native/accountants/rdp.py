@@ -439,7 +439,8 @@ def rdp_to_delta(orders: Sequence[float], rdp: Sequence[float], epsilon: float) 
     return min(math.exp(ld[best]), 1.0), float(a[best])
 
 
-def epsilon_of_rdp_event(event: DpEvent, orders: Sequence[float], delta: float, neighbouring_relation="add_or_remove_one") -> float:
+def epsilon_of_rdp_event(event: DpEvent, orders: Sequence[float], delta: float,
+                         neighbouring_relation="add_or_remove_one") -> float:
     """``rdp_to_epsilon(orders, rdp_of_event(event, orders), delta)[0]``, computed without evaluating fractional
     orders that cannot attain the minimum (the same number, several times faster; used by the calibration).
 
@@ -532,7 +533,7 @@ class RDPAccountant(EventLog):
         """The total RDP per order so far."""
         return self._rdp.copy()
 
-    def compose(self, event: DpEvent, count: int = 1, *, label: str = "") -> "RDPAccountant":
+    def compose(self, event: DpEvent, count: int = 1, *, label: str = "") -> RDPAccountant:
         """Compose ``count`` runs of ``event`` (any DpEvent tree); returns self."""
         event = self._repeated(event, count)
         self._rdp = self._rdp + rdp_of_event(event, self._orders, self._relation)
@@ -541,18 +542,18 @@ class RDPAccountant(EventLog):
 
     def compose_subsampled_gaussian(
         self, sample_rate: float, noise_multiplier: float, steps: int = 1, *, label: str = ""
-    ) -> "RDPAccountant":
+    ) -> RDPAccountant:
         """``steps`` Poisson-subsampled Gaussian steps (DP-SGD): q = sample_rate, noise std σ·Δ₂."""
         steps = _check_count(steps, "steps", minimum=0)
         ev = SelfComposedEvent(PoissonSampledEvent(sample_rate, GaussianEvent(noise_multiplier)), steps)
         return self.compose(ev, label=label)
 
-    def compose_gaussian(self, noise_multiplier: float, count: int = 1, *, label: str = "") -> "RDPAccountant":
+    def compose_gaussian(self, noise_multiplier: float, count: int = 1, *, label: str = "") -> RDPAccountant:
         """``count`` Gaussian mechanisms with noise std σ·Δ₂ (σ = noise_multiplier)."""
         count = _check_count(count, "count", minimum=0)
         return self.compose(SelfComposedEvent(GaussianEvent(noise_multiplier), count), label=label)
 
-    def compose_laplace(self, noise_multiplier: float, count: int = 1, *, label: str = "") -> "RDPAccountant":
+    def compose_laplace(self, noise_multiplier: float, count: int = 1, *, label: str = "") -> RDPAccountant:
         """``count`` Laplace mechanisms with scale noise_multiplier·Δ₁ (each 1/noise_multiplier-DP)."""
         count = _check_count(count, "count", minimum=0)
         return self.compose(SelfComposedEvent(LaplaceEvent(noise_multiplier), count), label=label)

@@ -2,8 +2,8 @@
 benchmark networks and random-DAG generators."""
 
 from .graph import CausalGraph, SkeletonScores, orient_cpdag, skeleton_scores
-from .networks import BayesianNetwork, load_network
 from .lapmech import LapMechPC
+from .networks import BayesianNetwork, load_network
 from .pc import PC
 from .privpc import PrivPC
 from .privpc_star import PrivPCStar

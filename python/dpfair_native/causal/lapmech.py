@@ -80,7 +80,7 @@ class LapMechPC:
         self.paper_faithful = paper_faithful
         self.random_state = random_state
 
-    def fit(self, X, n_categories=None, names=None) -> "LapMechPC":
+    def fit(self, X, n_categories=None, names=None) -> LapMechPC:
         eps = check_epsilon(self.epsilon)
         alpha = check_alpha(self.alpha)
         codes_t, cats = check_codes(X, n_categories)

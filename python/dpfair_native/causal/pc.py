@@ -209,7 +209,7 @@ class PC:
         self.backend = backend
         self.n_threads = n_threads
 
-    def fit(self, X, n_categories=None, names=None) -> "PC":
+    def fit(self, X, n_categories=None, names=None) -> PC:
         alpha = check_alpha(self.alpha)
         if self.test not in ("auto", "g2", "fisher_z"):
             raise ValueError(f"test must be 'auto', 'g2' or 'fisher_z', got {self.test!r}")

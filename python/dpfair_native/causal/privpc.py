@@ -381,7 +381,7 @@ class PrivPC:
         L = check_max_order(self.max_order, p)
         return L, _check_shifts(self.threshold_shift, L + 1), _check_split(self.budget_split)
 
-    def fit(self, X, n_categories=None, names=None) -> "PrivPC":
+    def fit(self, X, n_categories=None, names=None) -> PrivPC:
         eps = check_epsilon(self.epsilon)
         alpha = check_alpha(self.alpha)
         codes_t, cats = check_codes(X, n_categories)
@@ -496,7 +496,7 @@ class PrivPC:
         return chosen
 
 
-def _orient_with_fresh_tests(A, tests: "_Tests"):
+def _orient_with_fresh_tests(A, tests: _Tests):
     """Thesis Alg. 2 lines 16–21 as written: collider i → k ← j iff i, j are NOT independent given k on the raw
     data (not private), then Meek's rules (via orient_cpdag with synthetic sepsets)."""
     p = A.shape[0]

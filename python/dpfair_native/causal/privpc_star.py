@@ -188,7 +188,7 @@ class PrivPCStar:
         self.privacy_spent_ = (math.inf, 0.0) if self.paper_faithful else spent
         return Q + N
 
-    def fit(self, X, names=None) -> "PrivPCStar":
+    def fit(self, X, names=None) -> PrivPCStar:
         alpha = check_alpha(self.alpha)
         X = check_X(X).astype(np.float64)
         n, p = X.shape

@@ -25,9 +25,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import accountants
-from .._validation import check_random_state
+from .._validation import NON_NEGATIVE, PROBABILITY, StrOptions, check_random_state
 from ..mechanisms import analytic_gaussian_sigma
-from .._validation import NON_NEGATIVE, PROBABILITY, StrOptions
 from ._base import EmbeddingBase, check_privacy, constraints_of
 from .factorization import (
     _cap_spectral_norm,

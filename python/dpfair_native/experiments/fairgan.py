@@ -59,8 +59,10 @@ def _rd(pred, s):
 
 
 def _classifier_row(pred, y, s):
-    tpr = lambda g: np.mean(pred[(s == g) & (y == 1)])
-    fpr = lambda g: np.mean(pred[(s == g) & (y == 0)])
+    def tpr(g):
+        return np.mean(pred[(s == g) & (y == 1)])
+    def fpr(g):
+        return np.mean(pred[(s == g) & (y == 0)])
     return (_rd(pred, s), abs(tpr(1) - tpr(0)), abs(fpr(1) - fpr(0)), float(np.mean(pred == y)))
 
 

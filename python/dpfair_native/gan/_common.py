@@ -36,7 +36,7 @@ class TableEncoder:
         self.width = int(starts[-1])
 
     @classmethod
-    def fit(cls, table: np.ndarray, columns: Sequence[str]) -> "TableEncoder":
+    def fit(cls, table: np.ndarray, columns: Sequence[str]) -> TableEncoder:
         cats = []
         for j, name in enumerate(columns):
             values = np.unique(table[:, j])

@@ -149,8 +149,9 @@ class CFGAN:
         width = self.encoder_.width
         d2_in = 2 + sum(int(np.diff(self._slice(c))[0]) for c in (self.context or []) if self.effect == "counterfactual")
         self.discriminators_ = {"d1": C.mlp(torch, [2 * width, 256, 128], out=1), "d2": C.mlp(torch, [d2_in, 16], out=1)}
-        opt = lambda mods: torch.optim.Adam([p for m in mods for p in m.parameters()], lr=self.learning_rate,
-                                             betas=(0.5, 0.999))
+        def opt(mods):
+            return torch.optim.Adam([p for m in mods for p in m.parameters()], lr=self.learning_rate,
+                                                     betas=(0.5, 0.999))
         self._opt_g, self._opt_d = opt([self.nodes_]), opt(list(self.discriminators_.values()))
 
     def _noise(self, torch, n, gen):

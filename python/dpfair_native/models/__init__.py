@@ -12,7 +12,7 @@ from .ding import ADFC, PDFC
 from .dpsgd import DPSGDClassifier, DPSGDFClassifier, NaiveReweightedDPSGDClassifier
 from .exponential import ExponentialMechanismFairLearner
 from .fairdp import FairDPCertificate, FairDPClassifier, fairdp_certificate_bound
-from .functional import FairFunctionalMechanismLR, FunctionalMechanismLR, PFLR, PFLRStar
+from .functional import PFLR, FairFunctionalMechanismLR, FunctionalMechanismLR, PFLRStar
 from .logistic import FairLogisticRegression, LogisticRegression
 
 __all__ = [
@@ -35,4 +35,5 @@ __all__ = [
     "fairdp_certificate_bound",
 ]
 from .constrained import ConstrainedDPSGDClassifier  # noqa: E402  (fairness-constrained DP-SGD, issue 12)
+
 __all__ += ["ConstrainedDPSGDClassifier"]

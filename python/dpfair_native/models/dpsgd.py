@@ -602,7 +602,8 @@ class DPSGDFClassifier(_GroupAwareDPSGD):
     divide by b as in DP-SGD); noisy counts are clamped (m̃_k, õ_k >= 0, b̃_k >= 1, m̃ >= 1; post-processing).
     Privacy: the count histogram has L2 sensitivity 1 under add/remove (one record, one cell); counts and
     gradient share a batch, so each step is one Poisson-subsampled Gaussian with σ_eff = (σ₁⁻² + σ₂⁻²)^(-1/2),
-    composed over the T steps (``effective_noise_multiplier_``) and with the record-count release. With ``target_epsilon``, σ_eff is calibrated and
+    composed over the T steps (``effective_noise_multiplier_``) and with the record-count release.
+    With ``target_epsilon``, σ_eff is calibrated and
     σ₂ derived (σ₁ = 10σ₂ unless given). The group set is public: ``declared_groups`` or, if None, the labels seen
     in ``sensitive_features`` (declare them when the label set itself is private). ``step_bounds_`` (T, K) holds
     the C_k used at every step.
