@@ -288,7 +288,8 @@ def test_negative_control_wrong_accountant_is_flagged(name):
 # correct σ = 1 claims ε = 2.04 (RDP), σ/√2 has true ε 2.68 at that δ. DPSGD-F gets C0 = 0.4 so that every row
 # is over the clip bound (|g| >= 0.5): its per-group bounds C_k = C0·(1 + (m̃_k/b̃_k)/(m̃/b)) are then ≈ 2·C0 in
 # every model (with C0 = 1 they follow the noisy count of a dozen canaries and the noise scale jumps from model to
-# model, which blunts the test).
+# model, which blunts the test). The claims are RDP's: 3,000 fits per audit, and a PLD epsilon costs 0.1–0.3 s each
+# (the PLD accountant itself is checked against dp_accounting in tests/test_accountants_pld.py).
 CANARIES, N_BASE, CANARY_MODELS = 64, 600, 3000
 CANARY_SIGMA, CANARY_DELTA = 1.0, 0.05
 
@@ -313,13 +314,13 @@ def canary_samples(make, n_models=CANARY_MODELS, noise_factor=1.0, seed=5):
 
 CANARY_ESTIMATORS = {
     "DPSGDClassifier": lambda: DPSGDClassifier(noise_multiplier=CANARY_SIGMA, sample_rate=1.0, epochs=1,
-                                               learning_rate=1.0, clip_norm=1.0, delta=CANARY_DELTA),
+                                               learning_rate=1.0, clip_norm=1.0, delta=CANARY_DELTA, accountant_method="rdp"),
     "DPSGDFClassifier": lambda: DPSGDFClassifier(noise_multiplier=CANARY_SIGMA, count_noise_multiplier=10.0,
                                                  sample_rate=1.0, epochs=1, learning_rate=1.0, clip_norm=0.4,
-                                                 delta=CANARY_DELTA),
+                                                 delta=CANARY_DELTA, accountant_method="rdp"),
     "NaiveReweightedDPSGDClassifier": lambda: NaiveReweightedDPSGDClassifier(
         noise_multiplier=CANARY_SIGMA, count_noise_multiplier=10.0, sample_rate=1.0, epochs=1, learning_rate=1.0,
-        clip_norm=1.0, delta=CANARY_DELTA),
+        clip_norm=1.0, delta=CANARY_DELTA, accountant_method="rdp"),
 }
 
 

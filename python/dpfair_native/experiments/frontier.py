@@ -203,19 +203,6 @@ def _points(cells):
     return points
 
 
-def _points(cells):
-    """(label, bound, ε) -> {"m": per-seed [accuracy, ROC-AUC, DP diff, EO diff]} cells as frontier points."""
-    points = []
-    for (label, bound, eps), cell in cells.items():
-        if "m" not in cell:
-            continue  # a cell whose fit raised (the table says why)
-        mean = np.asarray(cell["m"], dtype=np.float64).mean(axis=0)
-        name = label if bound is None else f"{label}, bound {bound:g}"
-        points.append({"name": name, "epsilon": float(eps), "accuracy": float(mean[0]),
-                       "demographic_parity_difference": float(mean[2]), "equalized_odds_difference": float(mean[3])})
-    return points
-
-
 def _timing(cells, eg) -> str:
     key = ("ConstrainedDPSGD demographic_parity", 0.0, 1.0)
     if key not in cells or "t" not in cells[key]:
