@@ -364,6 +364,29 @@ _SGD_RULES = ("fixed", "dpsgdf", "naive")  # the native ClipRule / NoiseRule enu
 _SGD_NOISE = ("shared", "per_group")
 
 
+def _step_schedule(learning_rates, batch_rows, batch_offsets, n: int):
+    """The per-step inputs of the SGD loops, checked: (rates (T,), rows, offsets (T+1,), T); batch t is
+    ``rows[offsets[t]:offsets[t+1]]``, every row an index into X's ``n`` rows."""
+    learning_rates = np.asarray(learning_rates, dtype=np.float64)
+    if learning_rates.ndim != 1:
+        raise ValueError("learning_rates must be 1-D, one rate per step")
+    _all_finite(learning_rates, "learning_rates")
+    T = learning_rates.shape[0]
+    batch_rows = np.asarray(batch_rows)
+    if batch_rows.ndim != 1 or (batch_rows.size and batch_rows.dtype.kind not in "iu"):
+        raise ValueError("batch_rows must be a 1-D integer array of row indices into X")
+    batch_rows = batch_rows.astype(np.int64, copy=False)
+    if batch_rows.size and (batch_rows.min() < 0 or batch_rows.max() >= n):
+        raise ValueError(f"batch_rows must index X's {n} rows (0 .. {n - 1})")
+    batch_offsets = np.asarray(batch_offsets)
+    if batch_offsets.shape != (T + 1,) or batch_offsets.dtype.kind not in "iu":
+        raise ValueError(f"batch_offsets must be T+1 = {T + 1} integers (batch t is rows[offsets[t]:offsets[t+1]])")
+    batch_offsets = batch_offsets.astype(np.int64, copy=False)
+    if np.any(np.diff(batch_offsets) < 0) or batch_offsets[0] < 0 or batch_offsets[-1] > batch_rows.size:
+        raise ValueError("batch_offsets must be non-decreasing and lie in 0 .. len(batch_rows)")
+    return learning_rates, batch_rows, batch_offsets, T
+
+
 def dpsgd_epochs(
     X,
     y,
@@ -438,23 +461,7 @@ def dpsgd_epochs(
         raise ValueError(f"rule must be one of {tuple(_SGD_RULES)}, got {rule!r}")
     if noise not in _SGD_NOISE:
         raise ValueError(f"noise must be one of {tuple(_SGD_NOISE)}, got {noise!r}")
-    learning_rates = np.asarray(learning_rates, dtype=np.float64)
-    if learning_rates.ndim != 1:
-        raise ValueError("learning_rates must be 1-D, one rate per step")
-    _all_finite(learning_rates, "learning_rates")
-    T = learning_rates.shape[0]
-    batch_rows = np.asarray(batch_rows)
-    if batch_rows.ndim != 1 or (batch_rows.size and batch_rows.dtype.kind not in "iu"):
-        raise ValueError("batch_rows must be a 1-D integer array of row indices into X")
-    batch_rows = batch_rows.astype(np.int64, copy=False)
-    if batch_rows.size and (batch_rows.min() < 0 or batch_rows.max() >= n):
-        raise ValueError(f"batch_rows must index X's {n} rows (0 .. {n - 1})")
-    batch_offsets = np.asarray(batch_offsets)
-    if batch_offsets.shape != (T + 1,) or batch_offsets.dtype.kind not in "iu":
-        raise ValueError(f"batch_offsets must be T+1 = {T + 1} integers (batch t is rows[offsets[t]:offsets[t+1]])")
-    batch_offsets = batch_offsets.astype(np.int64, copy=False)
-    if np.any(np.diff(batch_offsets) < 0) or batch_offsets[0] < 0 or batch_offsets[-1] > batch_rows.size:
-        raise ValueError("batch_offsets must be non-decreasing and lie in 0 .. len(batch_rows)")
+    learning_rates, batch_rows, batch_offsets, T = _step_schedule(learning_rates, batch_rows, batch_offsets, n)
     if secure_key is not None:
         if not isinstance(secure_key, (bytes, bytearray)) or len(secure_key) != 32:
             raise ValueError("secure_key must be 32 bytes (a ChaCha20 key) or None")
@@ -946,23 +953,7 @@ def constrained_sgd_epochs(
         raise ValueError(f"groups must lie in 0 .. {K - 1}")
     if n and (events.min() < 0 or events.max() >= E):
         raise ValueError(f"events must lie in 0 .. {E - 1}")
-    learning_rates = np.asarray(learning_rates, dtype=np.float64)
-    if learning_rates.ndim != 1:
-        raise ValueError("learning_rates must be 1-D, one rate per step")
-    _all_finite(learning_rates, "learning_rates")
-    T = learning_rates.shape[0]
-    batch_rows = np.asarray(batch_rows)
-    if batch_rows.ndim != 1 or (batch_rows.size and batch_rows.dtype.kind not in "iu"):
-        raise ValueError("batch_rows must be a 1-D integer array of row indices into X")
-    batch_rows = batch_rows.astype(np.int64, copy=False)
-    if batch_rows.size and (batch_rows.min() < 0 or batch_rows.max() >= n):
-        raise ValueError(f"batch_rows must index X's {n} rows (0 .. {n - 1})")
-    batch_offsets = np.asarray(batch_offsets)
-    if batch_offsets.shape != (T + 1,) or batch_offsets.dtype.kind not in "iu":
-        raise ValueError(f"batch_offsets must be T+1 = {T + 1} integers")
-    batch_offsets = batch_offsets.astype(np.int64, copy=False)
-    if np.any(np.diff(batch_offsets) < 0) or batch_offsets[0] < 0 or batch_offsets[-1] > batch_rows.size:
-        raise ValueError("batch_offsets must be non-decreasing and lie in 0 .. len(batch_rows)")
+    learning_rates, batch_rows, batch_offsets, T = _step_schedule(learning_rates, batch_rows, batch_offsets, n)
     grad_noise = np.asarray(grad_noise, dtype=np.float64)
     if grad_noise.shape != (T, d + 1):
         raise ValueError(f"grad_noise must have shape (T, d+1) = ({T}, {d + 1}), got {grad_noise.shape}")
