@@ -289,24 +289,35 @@ def _distinct_values(v: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     return np.unique(v, return_inverse=True)
 
 
+def column_vector(v, n: int, name: str, *, what: str = "value", warn_column: bool = False) -> np.ndarray:
+    """A NumPy 1-D array with one entry per row of X (``n``) from an array, list, pandas Series or (n, 1) column.
+
+    ``warn_column``: warn when an (n, 1) column is passed (scikit-learn's rule for targets).
+    """
+    if hasattr(v, "to_numpy"):
+        v = v.to_numpy()
+    v = np.asarray(v)
+    if v.ndim == 2 and v.shape[1] == 1:
+        if warn_column:
+            import sys
+            import warnings
+
+            # scikit-learn's DataConversionWarning when scikit-learn is in use (a UserWarning subclass), else
+            # UserWarning
+            category = getattr(sys.modules.get("sklearn.exceptions"), "DataConversionWarning", UserWarning)
+            warnings.warn(f"A column-vector {name} was passed when a 1d array was expected; using {name}.ravel()",
+                          category, stacklevel=4)
+        v = v[:, 0]
+    if v.ndim != 1 or v.shape[0] != n:
+        raise ValueError(f"{name} must be 1-D with one {what} per row of X ({n}), got shape {v.shape}")
+    return v
+
+
 def check_binary_labels(y, n: int, name: str = "y") -> Tuple[np.ndarray, np.ndarray]:
     """Labels with exactly two distinct values -> (classes (2,), y01 float64 in {0, 1})."""
     if y is None:
         raise ValueError("this estimator requires y to be passed, but the target y is None")
-    if hasattr(y, "to_numpy"):
-        y = y.to_numpy()
-    y = np.asarray(y)
-    if y.ndim == 2 and y.shape[1] == 1:
-        import sys
-        import warnings
-
-        # scikit-learn's DataConversionWarning when scikit-learn is in use (a UserWarning subclass), else UserWarning
-        category = getattr(sys.modules.get("sklearn.exceptions"), "DataConversionWarning", UserWarning)
-        warnings.warn(f"A column-vector {name} was passed when a 1d array was expected; using {name}.ravel()",
-                      category, stacklevel=3)
-        y = y[:, 0]
-    if y.ndim != 1 or y.shape[0] != n:
-        raise ValueError(f"{name} must be 1-D with one label per row of X ({n}), got shape {y.shape}")
+    y = column_vector(y, n, name, what="label", warn_column=True)
     if y.dtype.kind == "f":
         if not np.all(np.isfinite(y)):
             raise ValueError(f"{name} contains NaN or infinity")
@@ -331,13 +342,7 @@ def check_sensitive_features(sensitive_features, n: int, *, groups=None) -> Tupl
     """
     if sensitive_features is None:
         raise ValueError("sensitive_features is required: pass one group label per row, fit(X, y, sensitive_features=s)")
-    if hasattr(sensitive_features, "to_numpy"):
-        sensitive_features = sensitive_features.to_numpy()
-    s = np.asarray(sensitive_features)
-    if s.ndim == 2 and s.shape[1] == 1:
-        s = s[:, 0]
-    if s.ndim != 1 or s.shape[0] != n:
-        raise ValueError(f"sensitive_features must be 1-D with one value per row of X ({n}), got shape {s.shape}")
+    s = column_vector(sensitive_features, n, "sensitive_features")
     if s.dtype.kind == "f" and not np.all(np.isfinite(s)):
         raise ValueError("sensitive_features contains NaN or infinity")
     if groups is None:

@@ -40,6 +40,8 @@ from typing import Dict, Optional, Tuple
 
 import numpy as np
 
+from ._validation import column_vector
+
 __all__ = [
     "is_dask_collection",
     "DaskRows",
@@ -120,14 +122,7 @@ def _as_vector(v, X, name: str):
         if v.ndim != 1 or v.shape[0] != n:
             raise ValueError(f"{name} must be 1-D with one value per row of X ({n}), got shape {v.shape}")
         return v if v.chunks[0] == X.chunks[0] else v.rechunk((X.chunks[0],))
-    if hasattr(v, "to_numpy"):
-        v = v.to_numpy()
-    v = np.asarray(v)
-    if v.ndim == 2 and v.shape[1] == 1:
-        v = v[:, 0]
-    if v.ndim != 1 or v.shape[0] != n:
-        raise ValueError(f"{name} must be 1-D with one value per row of X ({n}), got shape {v.shape}")
-    return da.from_array(v, chunks=(X.chunks[0],))
+    return da.from_array(column_vector(v, n, name), chunks=(X.chunks[0],))
 
 
 def _blocks(arr) -> list:

@@ -82,17 +82,23 @@ def laplace_mechanism(value, sensitivity, epsilon, *, random_state=None, secure:
     v = _check_value(value)
     sens = _check_sensitivity(sensitivity)
     eps = check_epsilon(epsilon)
+    return _release(value, v, sens, random_state, secure, "laplace",
+                    float_draw=lambda rng: rng.laplace(0.0, sens / eps, size=v.shape),
+                    secure_plan=lambda: _secure_laplace_plan(sens, eps, max(v.size, 1)))
+
+
+def _release(value, v, sens, random_state, secure, kind, *, float_draw, secure_plan):
+    """v + noise, shaped like ``value``: ``float_draw(rng)`` (float64 noise), or with ``secure`` exact draws of
+    ``kind`` on the grid of ``secure_plan() = (granularity, noise parameter in grid units)``; v itself when the
+    sensitivity is 0."""
     if not secure:
         rng = check_random_state(random_state)
-        if sens == 0:
-            return _out(v.copy(), value)
-        return _out(v + rng.laplace(0.0, sens / eps, size=v.shape), value)
+        return _out(v.copy() if sens == 0 else v + float_draw(rng), value)
     if sens == 0:
         return _out(v.copy(), value)
-    gran, scale = _secure_laplace_plan(sens, eps, max(v.size, 1))
-    k = _to_grid(v, gran)
-    z = _secure_draws("laplace", v.size, scale, random_state)
-    return _out(_from_grid(k, z, gran, v.shape), value)
+    gran, param = secure_plan()
+    z = _secure_draws(kind, v.size, param, random_state)
+    return _out(_from_grid(_to_grid(v, gran), z, gran, v.shape), value)
 
 
 # -- Gaussian calibration --------------------------------------------------------------------------------------------
@@ -252,18 +258,14 @@ def gaussian_mechanism(
     sens = _check_sensitivity(sensitivity)
     eps = check_epsilon(epsilon)
     dl = check_delta(delta)
-    if not secure:
-        rng = check_random_state(random_state)
-        if sens == 0:
-            return _out(v.copy(), value)
-        sigma = _CALIBRATIONS[calibration](sens, eps, dl)
-        return _out(v + rng.normal(0.0, sigma, size=v.shape), value)
-    if sens == 0:
-        return _out(v.copy(), value)
-    gran, sigma = _secure_gaussian_plan(sens, eps, dl, max(v.size, 1))
-    k = _to_grid(v, gran)
-    z = _secure_draws("gaussian", v.size, (Fraction(sigma) / gran) ** 2, random_state)
-    return _out(_from_grid(k, z, gran, v.shape), value)
+
+    def secure_plan():
+        gran, sigma = _secure_gaussian_plan(sens, eps, dl, max(v.size, 1))
+        return gran, (Fraction(sigma) / gran) ** 2  # the variance in grid units
+
+    return _release(value, v, sens, random_state, secure, "gaussian",
+                    float_draw=lambda rng: rng.normal(0.0, _CALIBRATIONS[calibration](sens, eps, dl), size=v.shape),
+                    secure_plan=secure_plan)
 
 
 # -- exponential mechanism -------------------------------------------------------------------------------------------

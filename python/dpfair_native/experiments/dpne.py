@@ -145,16 +145,14 @@ def report(runs=None) -> Report:
         "the budget); DPNE-paper = the published algorithm (non-private H, Δ = √2, 5 epochs of SGD from zero) whose "
         "guarantee is void (privacy_spent_ = inf; ε is its *claimed* value).")
     out("")
-    out("#### Table 5.1 layout: vertex classification accuracy, k = 100")
-    out("")
-    _eps_table("vc", runs, out, points)
-    out("#### Table 5.2 layout: vertex classification accuracy, Wiki-like, k sweep (DPNE = library default)")
-    out("")
-    _k_table("vc", runs, out)
-    out("#### Table 5.3 layout: link prediction accuracy, k = 100")
-    out("")
-    _eps_table("lp", runs, out, points)
-    out("#### Table 5.4 layout: link prediction accuracy, Wiki-like, k sweep")
-    out("")
-    _k_table("lp", runs, out)
+    for table, task, layout in (("5.1", "vc", "vertex classification accuracy, k = 100"),
+                                ("5.2", "vc", "vertex classification accuracy, Wiki-like, k sweep (DPNE = library default)"),
+                                ("5.3", "lp", "link prediction accuracy, k = 100"),
+                                ("5.4", "lp", "link prediction accuracy, Wiki-like, k sweep")):
+        out(f"#### Table {table} layout: {layout}")
+        out("")
+        if "k sweep" in layout:
+            _k_table(task, runs, out)
+        else:
+            _eps_table(task, runs, out, points)
     return Report("\n".join(lines), points)
