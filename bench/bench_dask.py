@@ -168,7 +168,8 @@ def main(argv=None):
     from dpfair_native.models import FairFunctionalMechanismLR
 
     n, d = args.rows, args.cols
-    print(f"machine: {platform.node()} {platform.machine()}, {os.cpu_count()} cores, native ISA {kernels.native_isa()}, "
+    print(f"machine: {platform.node()} {platform.machine()}, {os.cpu_count()} cores, "
+          f"native ISA {kernels.native_isa()}, "
           f"python {platform.python_version()}, numpy {np.__version__}")
     print(f"command: {' '.join([os.path.basename(sys.executable)] + sys.argv)}")
     print(f"data: {n} x {d} float64 ({n * d * 8 / 2**30:.1f} GiB), partitions of {args.chunk_rows} rows", flush=True)
@@ -203,8 +204,8 @@ def main(argv=None):
         w_single = np.append(exact.coef_, exact.intercept_)
         del X, y, s, est, exact
 
-    with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
-            Client(cluster) as client:
+    cluster_kw = dict(n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None)
+    with LocalCluster(**cluster_kw) as cluster, Client(cluster) as client:
         if args.source == "npy":
             folder = os.path.join(args.scratch, f"rows_{n}_{d}_{args.chunk_rows}_{args.seed}")
             Xd, yd, sd = dask_stored(n, d, args.chunk_rows, args.seed, folder)

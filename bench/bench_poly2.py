@@ -88,7 +88,8 @@ def test_poly2_peak_memory(backend):
     out = subprocess.run([sys.executable, "-c", _RSS_SCRIPT, "300000", "500", backend], env=env,
                          capture_output=True, text=True, check=True).stdout
     info = json.loads(out)
-    print(f"\npoly2 300000x500 {backend}: X = {info['X_MiB']:.0f} MiB, peak extra RSS = {info['peak_extra_MiB']:.1f} MiB")
+    print(f"\npoly2 300000x500 {backend}: X = {info['X_MiB']:.0f} MiB, "
+          f"peak extra RSS = {info['peak_extra_MiB']:.1f} MiB")
     if backend == "native":
         # Per thread: Q (2 MiB) + one block buffer (1 MiB) + small vectors; never a copy of X.
         assert info["peak_extra_MiB"] < 64

@@ -4,7 +4,9 @@ Problem: Q = XᵀX/8 (X uniform in [0,1]^{3d×d}) + symmetric Laplace(scale 2) n
 quadratic of the functional mechanism — and b = N(0, d²). floor = 1; psd="ridge" uses ridge = 1 − λ_min + 1.
 The reference always solves through numpy.linalg.eigh (LAPACK), whatever the solver.
 
-Run: PYTHONPATH=python python -m pytest bench/bench_quadratic.py --benchmark-enable --benchmark-columns=min,median,rounds
+Run:
+    PYTHONPATH=python python -m pytest bench/bench_quadratic.py --benchmark-enable \
+        --benchmark-columns=min,median,rounds
 """
 
 from __future__ import annotations

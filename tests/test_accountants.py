@@ -93,7 +93,8 @@ def test_dpsgd_epsilon_equals_live_dp_accounting(q, sigma):
     curve = A.rdp_subsampled_gaussian(q, sigma)
     for steps in (1, 100, 10000):
         acc = rdp_mod.RdpAccountant()
-        acc.compose(dp_event.SelfComposedDpEvent(dp_event.PoissonSampledDpEvent(q, dp_event.GaussianDpEvent(sigma)), steps))
+        step = dp_event.PoissonSampledDpEvent(q, dp_event.GaussianDpEvent(sigma))
+        acc.compose(dp_event.SelfComposedDpEvent(step, steps))
         for delta in (1e-5, 1e-6):
             ref, ref_order = acc.get_epsilon_and_optimal_order(delta)
             eps, order = A.rdp_to_epsilon(DEFAULT_RDP_ORDERS, steps * curve, delta)
@@ -178,7 +179,8 @@ def _rdp_by_quadrature(q, sigma, alpha):
     zs = np.linspace(lo, hi, 4001)
     vals = np.array([log_f(z) for z in zs])
     peak, top = float(zs[np.argmax(vals)]), float(np.max(vals))
-    v, _ = integrate.quad(lambda z: math.exp(log_f(z) - top), lo, hi, points=[0.0, peak], epsrel=1e-13, epsabs=0, limit=1000)
+    v, _ = integrate.quad(lambda z: math.exp(log_f(z) - top), lo, hi, points=[0.0, peak], epsrel=1e-13, epsabs=0,
+                          limit=1000)
     return (top + math.log(v)) / (alpha - 1)
 
 
@@ -206,7 +208,8 @@ def test_laplace_rdp_closed_form():
     for b in (0.5, 1.0, 2.0, 10.0):
         e0 = 1.0 / b
         closed = np.log(
-            orders / (2 * orders - 1) * np.exp((orders - 1) * e0) + (orders - 1) / (2 * orders - 1) * np.exp(-orders * e0)
+            orders / (2 * orders - 1) * np.exp((orders - 1) * e0)
+            + (orders - 1) / (2 * orders - 1) * np.exp(-orders * e0)
         ) / (orders - 1)
         ours = A.rdp_laplace(b, orders)
         np.testing.assert_allclose(ours, closed, rtol=1e-7)

@@ -118,7 +118,8 @@ def test_pruned_epsilon_is_bit_identical_to_the_full_curve(q, sigma):
             full = A.rdp_to_epsilon(ORDERS, steps * A.rdp_subsampled_gaussian(q, sigma), delta)[0]
             assert epsilon_of_rdp_event(ev, ORDERS, delta) == full
             mixed = ComposedEvent([GaussianEvent(3.0), ev, LaplaceEvent(50.0)])
-            assert epsilon_of_rdp_event(mixed, ORDERS, delta) == A.rdp_to_epsilon(ORDERS, A.rdp_of_event(mixed), delta)[0]
+            expected = A.rdp_to_epsilon(ORDERS, A.rdp_of_event(mixed), delta)[0]
+            assert epsilon_of_rdp_event(mixed, ORDERS, delta) == expected
 
 
 # -------------------------------------------------------------------------------------------------- calibration

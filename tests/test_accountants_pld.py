@@ -93,7 +93,8 @@ def test_mixed_composition_agrees_with_dp_accounting():
         )
     )
     ev = ComposedEvent(
-        [dpsgd_event(0.02, 1.3, 500), SelfComposedEvent(GaussianEvent(7.0), 3), SelfComposedEvent(LaplaceEvent(20.0), 2)]
+        [dpsgd_event(0.02, 1.3, 500), SelfComposedEvent(GaussianEvent(7.0), 3),
+         SelfComposedEvent(LaplaceEvent(20.0), 2)]
     )
     acc = PLDAccountant().compose(ev)
     for d in (1e-5, 1e-8):
@@ -153,7 +154,8 @@ def test_discretisation_is_pessimistic_at_every_resolution():
         lo, hi = (mid, hi) if _gaussian_delta(mid, mu) > delta else (lo, mid)
     prev = None
     for h in (1e-2, 1e-3, 1e-4):
-        got = PLDAccountant(value_discretization_interval=h).compose(GaussianEvent(sigma), count=count).get_epsilon(delta)
+        acc = PLDAccountant(value_discretization_interval=h).compose(GaussianEvent(sigma), count=count)
+        got = acc.get_epsilon(delta)
         assert got >= lo - 1e-12
         if prev is not None:
             assert got <= prev + 1e-9
@@ -227,7 +229,8 @@ def test_accountant_records_and_validates():
     assert acc.get_epsilon(1e-5) == 0.0 and acc.get_delta(1.0) == 0.0
     acc.compose(dpsgd_event(0.01, 1.0, 10), label="sgd").compose(GaussianEvent(5.0), count=2, label="counts")
     assert acc.labels == ["sgd", "counts"] and len(acc.events) == 2
-    one_go = PLDAccountant().compose(ComposedEvent([dpsgd_event(0.01, 1.0, 10), SelfComposedEvent(GaussianEvent(5.0), 2)]))
+    both = ComposedEvent([dpsgd_event(0.01, 1.0, 10), SelfComposedEvent(GaussianEvent(5.0), 2)])
+    one_go = PLDAccountant().compose(both)
     assert acc.get_epsilon(1e-5) == pytest.approx(one_go.get_epsilon(1e-5), rel=1e-12)
     with pytest.raises(ValueError):
         PLDAccountant().compose(A.PoissonSampledEvent(0.1, LaplaceEvent(1.0)))

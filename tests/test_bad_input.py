@@ -217,7 +217,8 @@ def test_declared_group_with_no_rows_private(name):
 @pytest.mark.parametrize("name", [n for n in ("FunctionalMechanismLR", "PFLRStar", "ADFC") if n in MODELS])
 def test_X_outside_domain_with_policy_raise(name):
     X = with_value(X0, 7, 1, 1.5)
-    with pytest.raises(ValueError, match=r"row 7, column 1 .*= 1.5 is outside \[0.0, 1.0\]; scale the data or use policy=.clip."):
+    message = r"row 7, column 1 .*= 1.5 is outside \[0.0, 1.0\]; scale the data or use policy=.clip."
+    with pytest.raises(ValueError, match=message):
         fit(make(name, domain_policy="raise"), X, Y0, S0)
     clipped = fit(make(name, domain_policy="clip"), X, Y0, S0)  # the default policy clips (and reveals no count)
     reference = fit(make(name, domain_policy="clip"), with_value(X0, 7, 1, 1.0), Y0, S0)

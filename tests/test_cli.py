@@ -12,7 +12,8 @@ def test_main_job_prints_models_privacy_and_timings(capsys):
     assert main([]) == 0
     out = capsys.readouterr().out
     rows = {m.group(1).strip(): m for m in re.finditer(
-        r"^  (\S.*?)\s+accuracy (\d\.\d{4})  ROC-AUC (\d\.\d{4})  risk difference (\d\.\d{4})  privacy (.*)$", out, re.M)}
+        r"^  (\S.*?)\s+accuracy (\d\.\d{4})  ROC-AUC (\d\.\d{4})  risk difference (\d\.\d{4})  privacy (.*)$",
+        out, re.M)}
     assert "LogisticRegression (non-private)" in rows
     fair = rows["FairFunctionalMechanismLR eps=1, delta=1e-5"]
     assert fair.group(5) == "(epsilon=1, delta=1.0e-05)"

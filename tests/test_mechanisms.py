@@ -37,7 +37,8 @@ def test_shapes_scalars_and_reproducibility():
     assert np.array_equal(v, np.arange(6.0).reshape(2, 3))
 
 
-@pytest.mark.parametrize("eps,delta", [(0.01, 1e-3), (0.1, 1e-5), (1.0, 1e-5), (5.0, 1e-6), (50.0, 1e-10), (500.0, 1e-8)])
+@pytest.mark.parametrize("eps,delta",
+                         [(0.01, 1e-3), (0.1, 1e-5), (1.0, 1e-5), (5.0, 1e-6), (50.0, 1e-10), (500.0, 1e-8)])
 def test_analytic_sigma_matches_dp_accounting_and_mpmath(eps, delta):
     sigma = M.analytic_gaussian_sigma(3.0, eps, delta)
     try:
@@ -137,7 +138,8 @@ def test_secure_paths_on_grid_and_distribution():
     assert stats.kstest(out - 0.3, stats.laplace(scale=1.2).cdf).pvalue < 1e-3
     assert np.array_equal(out, M.laplace_mechanism(v, 1.0, 1.0, random_state=2, secure=True))
     g = M.gaussian_mechanism(np.zeros(1500), 1.0, 1.0, 1e-5, random_state=4, secure=True)
-    sigma = M.secure_gaussian_sigma(1.0 + 2.0 ** math.floor(math.log2(1 / (1024 * math.sqrt(1500)))) * math.sqrt(1500), 1.0, 1e-5)
+    gamma = 2.0 ** math.floor(math.log2(1 / (1024 * math.sqrt(1500))))
+    sigma = M.secure_gaussian_sigma(1.0 + gamma * math.sqrt(1500), 1.0, 1e-5)
     assert M.analytic_gaussian_sigma(1.0, 1.0, 1e-5) < sigma < 1.2 * M.analytic_gaussian_sigma(1.0, 1.0, 1e-5)
     assert stats.kstest(g, stats.norm(scale=sigma).cdf).pvalue > 0.01
 

@@ -49,7 +49,8 @@ def test_plain_metrics_with_string_labels_and_pos_label():
     close(M.accuracy(ys, ps), skm.accuracy_score(y, p))
     close(M.balanced_accuracy(ys, ps), skm.balanced_accuracy_score(y, p))
     close(M.true_positive_rate(ys, ps, pos_label="yes"), fairlearn_metrics.true_positive_rate(ys, ps, pos_label="yes"))
-    close(M.false_positive_rate(ys, ps, pos_label="yes"), fairlearn_metrics.false_positive_rate(ys, ps, pos_label="yes"))
+    close(M.false_positive_rate(ys, ps, pos_label="yes"),
+          fairlearn_metrics.false_positive_rate(ys, ps, pos_label="yes"))
     close(M.selection_rate(ys, ps, pos_label="yes"), np.mean(p))
     close(M.roc_auc(ys, score, pos_label="yes"), skm.roc_auc_score(y, score))
     # the positive label is the one named, not the larger one
@@ -170,7 +171,8 @@ def test_p_rule_is_min_pairwise_selection_ratio(seed, n_groups, kind):
     rates = [p[s == g].mean() for g in np.unique(s)]
     pairwise = min(a / b for a, b in itertools.permutations(rates, 2))
     close(M.p_rule(y, p, sensitive_features=s), 100 * pairwise)
-    close(M.p_rule(y, p, sensitive_features=s), 100 * fairlearn_metrics.demographic_parity_ratio(y, p, sensitive_features=s))
+    close(M.p_rule(y, p, sensitive_features=s),
+          100 * fairlearn_metrics.demographic_parity_ratio(y, p, sensitive_features=s))
 
 
 def test_risk_difference_sign_and_pooling():

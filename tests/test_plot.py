@@ -23,7 +23,8 @@ def _points():
     X = rng.uniform(0, 1, size=(600, 4))
     s = (rng.uniform(size=600) < 0.4).astype(int)
     y = (X[:, 0] + 0.5 * s + 0.2 * rng.normal(size=600) > 0.8).astype(int)
-    models = [LogisticRegression().fit(X, y)] + [DPSGDClassifier(target_epsilon=e, random_state=0).fit(X, y) for e in (1, 4)]
+    models = [LogisticRegression().fit(X, y)]
+    models += [DPSGDClassifier(target_epsilon=e, random_state=0).fit(X, y) for e in (1, 4)]
     return plot.evaluate(models, X, y, sensitive_features=s), models
 
 

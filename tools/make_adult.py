@@ -170,7 +170,8 @@ def main(argv=None) -> int:
     for name, lo, hi in zip(NUMERIC, arrays["numeric_min"], arrays["numeric_max"]):
         print(f"  {name}: observed min {lo}, max {hi}")
     print(f"groups: {dict(zip(arrays['group_names'].tolist(), arrays['group_sizes'].tolist()))}")
-    print(f"wrote {args.out} ({args.out.stat().st_size} bytes, sha256 {hashlib.sha256(args.out.read_bytes()).hexdigest()})")
+    digest = hashlib.sha256(args.out.read_bytes()).hexdigest()
+    print(f"wrote {args.out} ({args.out.stat().st_size} bytes, sha256 {digest})")
     return 0
 
 

@@ -44,9 +44,10 @@ def main_job(seed=None) -> None:
         score = model.decision_function(X_test)
         eps, delta = model.privacy_spent_
         privacy = "non-private" if not np.isfinite(eps) else f"(epsilon={eps:.3g}, delta={delta:.1e})"
+        rd = metrics.demographic_parity_difference(y_test, y_pred, sensitive_features=s_test)
         print(f"  {name:<44} accuracy {metrics.accuracy(y_test, y_pred):.4f}  "
               f"ROC-AUC {metrics.roc_auc(y_test, score):.4f}  "
-              f"risk difference {metrics.demographic_parity_difference(y_test, y_pred, sensitive_features=s_test):.4f}  "
+              f"risk difference {rd:.4f}  "
               f"privacy {privacy}")
 
     print("\nModels (test set):")
@@ -62,7 +63,8 @@ def main_job(seed=None) -> None:
     majority = max(np.mean(y_test), 1 - np.mean(y_test))
     print(f"  (a constant 'income <= 50K' model scores accuracy {majority:.4f}, ROC-AUC 0.5, risk difference 0)")
 
-    print(f"\nKernel timings on the training set (best of 5; native build '{kernels.native_isa()}' vs numpy reference):")
+    print(f"\nKernel timings on the training set (best of 5; native build '{kernels.native_isa()}' "
+          "vs numpy reference):")
     n, d = X_train.shape
     a = 0.5 - y_train
     rows = np.arange(n)

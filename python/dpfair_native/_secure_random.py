@@ -31,7 +31,8 @@ class SecureKeys:
             if len(random_state) != 32:
                 raise ValueError(f"a key given as random_state must be 32 bytes, got {len(random_state)}")
             self._source = bytes(random_state)
-        elif isinstance(random_state, (numbers.Integral, np.integer)) and not isinstance(random_state, (bool, np.bool_)):
+        elif isinstance(random_state, (numbers.Integral, np.integer)) and not isinstance(random_state,
+                                                                                     (bool, np.bool_)):
             if random_state < 0:
                 raise ValueError(f"random_state must be a non-negative int, got {random_state}")
             self._source = int(random_state).to_bytes((int(random_state).bit_length() + 8) // 8, "little")

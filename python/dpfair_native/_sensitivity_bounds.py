@@ -150,10 +150,10 @@ class FunctionalSensitivity:
 
         Write x_j = m_j + α_j, x'_j = m_j + β_j with m_j = min(x_j, x'_j) (so α_j β_j = 0) and let α, β, m be their
         sums. Then Σ_j |t x_j − t' x'_j| <= |t − t'| m + |t| α + |t'| β, and since min(x_j x_k, x'_j x'_k) >= m_j m_k,
-        Σ_{jk} |x_j x_k − x'_j x'_k| = ||x||_1² + ||x'||_1² − 2Σ_{jk} min(·) <= α² + β² + 2m(α + β). Their sum J(α, β, m)
-        is non-decreasing in α, β, m. Feasible sums: a numeric column adds m_j >= l_j and α_j + β_j + m_j <= u_j; a
-        group of size >= 2 adds at most (1, 1, 0) ("x, x' pick different columns") or (0, 0, 1) ("same column"); a
-        singleton group is a [0, 1] column. Relaxing the numeric split to any (A, B, M) >= 0 with A + B + M = Σ(u − l)
+        Σ_{jk} |x_j x_k − x'_j x'_k| = ||x||_1² + ||x'||_1² − 2Σ_{jk} min(·) <= α² + β² + 2m(α + β). Their sum
+        J(α, β, m) is non-decreasing in α, β, m. Feasible sums: a numeric column adds m_j >= l_j and α_j + β_j + m_j <=
+        u_j; a group of size >= 2 adds at most (1, 1, 0) ("x, x' pick different columns") or (0, 0, 1) ("same column");
+        a singleton group is a [0, 1] column. Relaxing the numeric split to any (A, B, M) >= 0 with A + B + M = Σ(u − l)
         gives an upper bound. J restricted to that simplex has a saddle in the interior (Hessian eigenvalues −6γ, 2γ)
         and is convex along A + B = const, so its max is at a vertex or at the stationary point of the edge B = 0 or
         A = 0. Equality holds when every column is of one pure type (as at 0/1 vertices).
@@ -258,7 +258,8 @@ class FunctionalSensitivity:
         gamma = _check_gamma(quadratic_coef)
         if self.d == 1:
             return self.functional_sensitivity(
-                norm=norm, linear_multipliers=linear_multipliers, quadratic_coef=quadratic_coef, linear_shift=linear_shift
+                norm=norm, linear_multipliers=linear_multipliers, quadratic_coef=quadratic_coef,
+                linear_shift=linear_shift,
             ), 0.0
         rest_cols = set(range(self.d)) - {s}
         for g in self._groups:

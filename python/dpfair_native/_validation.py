@@ -137,7 +137,9 @@ def _describe(constraint) -> str:
              "callable": "be a callable", "random_state": "be an int >= 0, a numpy.random.Generator or None"}
     if isinstance(constraint, type):
         return f"be an instance of {constraint.__name__}"
-    return words.get(constraint, str(constraint)) if not isinstance(constraint, (Interval, Options)) else str(constraint)
+    if isinstance(constraint, (Interval, Options)):
+        return str(constraint)
+    return words.get(constraint, str(constraint))
 
 
 def validate_params(estimator) -> None:
@@ -272,7 +274,8 @@ def check_X(X, name: str = "X", *, n_features: Optional[int] = None, estimator: 
     if not np.all(np.isfinite(X)):
         raise ValueError(f"{name} contains NaN or infinity; remove or impute those values first")
     if n_features is not None and X.shape[1] != n_features:
-        raise ValueError(f"{name} has {X.shape[1]} features, but {estimator} is expecting {n_features} features as input")
+        raise ValueError(f"{name} has {X.shape[1]} features, but {estimator} is expecting {n_features} features "
+                         "as input")
     return X
 
 
@@ -341,7 +344,8 @@ def check_sensitive_features(sensitive_features, n: int, *, groups=None) -> Tupl
     and K = len(groups) whether or not every group has rows; otherwise the groups are the sorted distinct values.
     """
     if sensitive_features is None:
-        raise ValueError("sensitive_features is required: pass one group label per row, fit(X, y, sensitive_features=s)")
+        raise ValueError("sensitive_features is required: pass one group label per row, "
+                         "fit(X, y, sensitive_features=s)")
     s = column_vector(sensitive_features, n, "sensitive_features")
     if s.dtype.kind == "f" and not np.all(np.isfinite(s)):
         raise ValueError("sensitive_features contains NaN or infinity")
@@ -374,5 +378,6 @@ def check_sparse_X(X, name: str = "X", *, n_features: Optional[int] = None, esti
     if not np.all(np.isfinite(X.data)):
         raise ValueError(f"{name} contains NaN or infinity; remove or impute those values first")
     if n_features is not None and X.shape[1] != n_features:
-        raise ValueError(f"{name} has {X.shape[1]} features, but {estimator} is expecting {n_features} features as input")
+        raise ValueError(f"{name} has {X.shape[1]} features, but {estimator} is expecting {n_features} features "
+                         "as input")
     return X

@@ -239,7 +239,7 @@ class DaskRows:
         return total
 
 
-# -- fit -----------------------------------------------------------------------------------------------------------------
+# -- fit ---------------------------------------------------------------------------------------------------------------
 def _distinct(v) -> np.ndarray:
     dask, _ = _dask()
     task = dask.delayed(_distinct_block, pure=True)
@@ -386,7 +386,8 @@ def _newton(est, rows: DaskRows, constraint=None):
     slope_task = dask.delayed(_slope_block, pure=True)
 
     def full_pass(w, hessian):
-        parts = [block(xb, yb, rows.classes, w, fi, hessian, threads, est.backend) for xb, yb in zip(rows._xb, rows._yb)]
+        parts = [block(xb, yb, rows.classes, w, fi, hessian, threads, est.backend)
+                 for xb, yb in zip(rows._xb, rows._yb)]
         zs = [p[0] for p in parts]
         total = _tree_sum([p[1] for p in parts])
         *zs, total = dask.persist(*zs, total)
@@ -445,7 +446,7 @@ def _fit_logistic(est, rows: DaskRows, group_labels):
     return out
 
 
-# -- prediction ----------------------------------------------------------------------------------------------------------
+# -- prediction --------------------------------------------------------------------------------------------------------
 def _score_block(X, coef, intercept):
     return np.asarray(X, dtype=np.float64) @ coef + intercept
 
@@ -466,7 +467,7 @@ def predict_dask(est, X):
     return z.map_blocks(_label_block, est.classes_, dtype=est.classes_.dtype)
 
 
-# -- metrics ---------------------------------------------------------------------------------------------------------------
+# -- metrics -----------------------------------------------------------------------------------------------------------
 def _compress_block(sample_weight, *columns):
     """Distinct tuples of one partition's columns with their (weighted) counts: (list of value arrays, weights)."""
     columns = [np.asarray(c) for c in columns]

@@ -108,7 +108,8 @@ def test_privpc_star_release_audit_and_negative_control(monkeypatch):
     exact = [np.vstack([base, v])[:, :, None] * np.vstack([base, v])[:, None, :] for v in verts]
     il = np.tril_indices(p)
     exact = [e.sum(axis=0)[il] / (base.shape[0]) for e in exact]  # (1/(n−1)) Σ x xᵀ, n = 5
-    est = PrivPCStar(epsilon=EPS, clip_norm=B, max_order=0, random_state=0, backend="numpy").fit(np.vstack([base, verts[0]]))
+    est = PrivPCStar(epsilon=EPS, clip_norm=B, max_order=0, random_state=0, backend="numpy")
+    est.fit(np.vstack([base, verts[0]]))
     scale = np.full(il[0].size, est.noise_scale_)
     i, j = max(itertools.permutations(range(len(verts)), 2),
                key=lambda ij: np.sum(np.abs(exact[ij[0]] - exact[ij[1]]) / scale))

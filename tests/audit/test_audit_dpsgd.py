@@ -314,7 +314,8 @@ def canary_samples(make, n_models=CANARY_MODELS, noise_factor=1.0, seed=5):
 
 CANARY_ESTIMATORS = {
     "DPSGDClassifier": lambda: DPSGDClassifier(noise_multiplier=CANARY_SIGMA, sample_rate=1.0, epochs=1,
-                                               learning_rate=1.0, clip_norm=1.0, delta=CANARY_DELTA, accountant_method="rdp"),
+                                               learning_rate=1.0, clip_norm=1.0, delta=CANARY_DELTA,
+                                               accountant_method="rdp"),
     "DPSGDFClassifier": lambda: DPSGDFClassifier(noise_multiplier=CANARY_SIGMA, count_noise_multiplier=10.0,
                                                  sample_rate=1.0, epochs=1, learning_rate=1.0, clip_norm=0.4,
                                                  delta=CANARY_DELTA, accountant_method="rdp"),

@@ -103,7 +103,9 @@ def epsilon_of_event(
     if method == "pld":
         from .pld import PLDAccountant
 
-        kw = {} if value_discretization_interval is None else {"value_discretization_interval": value_discretization_interval}
+        kw = {}
+        if value_discretization_interval is not None:
+            kw["value_discretization_interval"] = value_discretization_interval
         return PLDAccountant(rel, **kw).compose(event).get_epsilon(d)
     raise ValueError(f"method must be 'rdp' or 'pld', got {method!r}")
 

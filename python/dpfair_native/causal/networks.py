@@ -136,7 +136,8 @@ def parse_bif(text: str) -> BayesianNetwork:
         if re.search(r"\btable\b", body):
             vals = [float(x) for x in _NUM.findall(body.split("table", 1)[1])]
             if ps:  # the vendored files use 'table' only for root nodes; its layout with parents varies by writer
-                raise ValueError(f"'table' CPT with parents ({names[v]}) is not supported; list one line per parent state")
+                raise ValueError(f"'table' CPT with parents ({names[v]}) is not supported; "
+                                 "list one line per parent state")
             cpt[:] = np.array(vals).reshape(rows, cats[v])
         else:
             for line in body.split(";"):

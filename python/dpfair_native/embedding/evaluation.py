@@ -177,4 +177,5 @@ def link_prediction(embedding, pairs, y, *, train_fraction=0.1, alpha=1.0, rando
     Xtr, Xte = _standardise(X[train], X[~train])
     model = LogisticRegression(alpha=alpha, backend=backend).fit(Xtr, y[train])
     score = model.decision_function(Xte)
-    return {"accuracy": float(np.mean((score > 0) == (y[~train] == 1))), "auc": float(metrics.roc_auc(y[~train], score))}
+    return {"accuracy": float(np.mean((score > 0) == (y[~train] == 1))),
+            "auc": float(metrics.roc_auc(y[~train], score))}

@@ -68,7 +68,8 @@ def default_results_path() -> Path:
         if path.is_file():
             return path
     raise ValueError(
-        "no bench/RESULTS.md here to update: run from the dpfair_native source checkout, or pass --no-write to print only"
+        "no bench/RESULTS.md here to update: run from the dpfair_native source checkout, "
+        "or pass --no-write to print only"
     )
 
 

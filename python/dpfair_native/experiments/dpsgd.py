@@ -42,13 +42,15 @@ def _sample(ds, setting, rng):
     n_male, n_female = {"balanced": (14_000, 14_000), "unbalanced": (30_000, 10_000)}[setting]
     male = np.flatnonzero(ds.sensitive == 1)
     female = np.flatnonzero(ds.sensitive == 0)
-    return np.sort(np.concatenate([rng.choice(male, n_male, replace=False), rng.choice(female, n_female, replace=False)]))
+    return np.sort(np.concatenate([rng.choice(male, n_male, replace=False),
+                                   rng.choice(female, n_female, replace=False)]))
 
 
 def _model(name, seed):
     from ..models.dpsgd import DPSGDClassifier, DPSGDFClassifier, NaiveReweightedDPSGDClassifier
 
-    kw = dict(batch_size=BATCH, epochs=EPOCHS, l2=L2, delta=DELTA, learning_rate=None, random_state=seed)  # thesis: 1/√T
+    # learning_rate=None: the thesis' 1/√T
+    kw = dict(batch_size=BATCH, epochs=EPOCHS, l2=L2, delta=DELTA, learning_rate=None, random_state=seed)
     if name == "SGD":
         return DPSGDClassifier(noise_multiplier=0.0, clip_norm=np.inf, **kw)
     if name == "DPSGD":
@@ -101,7 +103,8 @@ def _table(setting, res, runs):
     for m in MODELS:
         acc = res[m]["acc"] if m == "SGD" else res[m]["delta"]
         label = m if m == "SGD" else f"{m} vs. SGD"
-        cells = [f"{np.mean(acc[:, j]):.3f} ± {np.std(acc[:, j]):.3f}" if m == "SGD" else _pm(acc[:, j]) for j in range(3)]
+        cells = [f"{np.mean(acc[:, j]):.3f} ± {np.std(acc[:, j]):.3f}" if m == "SGD" else _pm(acc[:, j])
+                 for j in range(3)]
         gap = "" if m == "SGD" else f"{np.mean(res[m]['gap']):.3f} ± {np.std(res[m]['gap']):.3f}"
         ref = " / ".join(f"{v:+.3f}" if m != "SGD" else f"{v:.3f}" for v in paper[m]) if paper else "—"
         pos = f"{np.mean(res[m]['pos']):.3f}"

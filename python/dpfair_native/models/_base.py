@@ -160,7 +160,8 @@ class DPClassifierBase:
         """Whether ``fit`` asks scikit-learn's metadata routing for ``sensitive_features`` (True by default; a str
         names an alias). Only used with ``sklearn.set_config(enable_metadata_routing=True)``."""
         if not (isinstance(sensitive_features, str) or sensitive_features in (True, False, None)):
-            raise ValueError(f"sensitive_features must be True, False, None or an alias str, got {sensitive_features!r}")
+            raise ValueError("sensitive_features must be True, False, None or an alias str, "
+                             f"got {sensitive_features!r}")
         self._metadata_request = _FitRequest(sensitive_features=sensitive_features)
         return self
 

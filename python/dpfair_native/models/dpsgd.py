@@ -332,7 +332,8 @@ class _DPSGDBase(DPClassifierBase):
         steps_per_epoch = steps // epochs
         sigma, sigma_count = self._noise_multipliers(q, steps, record_count_noise, keys is not None)
         if sigma > 0 and not np.isfinite(clip):
-            raise ValueError("clip_norm must be finite when noise is added (the noise std is noise_multiplier·clip_norm)")
+            raise ValueError("clip_norm must be finite when noise is added "
+                             "(the noise std is noise_multiplier·clip_norm)")
         lr = 1.0 / math.sqrt(steps) if self.learning_rate is None else float(self.learning_rate)  # None: the thesis'
 
         if self._rule == "fixed" or groups is None:
@@ -596,7 +597,8 @@ class DPSGDFClassifier(_GroupAwareDPSGD):
     Step t, K groups: m_k / o_k = batch rows of group k whose gradient norm is > / <= C0 (``clip_norm``),
     released with N(0, σ₁²) each (σ₁ = ``count_noise_multiplier``, default 10·σ₂); b̃_k = m̃_k + õ_k, m̃ = Σ m̃_k;
     C_k = C0·(1 + (m̃_k/b̃_k)/(m̃/b)); per-example clipping to C_{k(i)}; noise N(0, σ₂²·(max_k C_k)²) with
-    σ₂ = ``noise_multiplier``; divide by the expected batch size b = q·ñ (ñ: the noisy record count of the module docstring).
+    σ₂ = ``noise_multiplier``; divide by the expected batch size b = q·ñ (ñ: the noisy record count of the module
+    docstring).
     Differences from the pseudo-code, for privacy (DP rules 2 and 4): Poisson sampling (the accountant's
     assumption); b = q·ñ instead of the realized batch size (Algorithm 7 line 20 scales by the noisy b̃/b, we
     divide by b as in DP-SGD); noisy counts are clamped (m̃_k, õ_k >= 0, b̃_k >= 1, m̃ >= 1; post-processing).
