@@ -4,7 +4,7 @@ they target relative to their unconstrained counterpart.
 
 Data (``_synthetic``): s ~ Bernoulli(0.35); x uniform in [0, 1]^d except x₀ = (u + s)/2, a proxy of s as zip code or
 "husband" is in census data; y = 1 where x·w + 0.5·N(0, 1) lies above its (1 − rate) quantile, with w₀ = 3 so the
-proxy matters. Shapes span n 2,000–300,000, d 5–200 and positive rates 5–50 %.
+proxy matters. Shapes span n 2,000–300,000, d 5–500 and positive rates 5–50 %.
 
 "A clear margin": accuracy ≥ majority + ½·(reference − majority), the reference being the non-private model of
 the same kind (``LogisticRegression``; ``FairLogisticRegression`` for the estimators that trade accuracy for
@@ -26,29 +26,40 @@ SHAPES = {
     "n20k-d20-pos5": (20_000, 20, 0.05),
     "n20k-d200-pos30": (20_000, 200, 0.3),
     "n300k-d10-pos15": (300_000, 10, 0.15),
+    "n20k-d500-pos20": (20_000, 500, 0.2),
 }
 
 FM_NOISE = ("the functional mechanism's Laplace/Gaussian noise on the d×d quadratic grows like d²/(nε) (L1) or "
             "d/(nε) (L2); at d = 200, n = 20,000, ε = 1 it swamps the signal")
 FM_THRESHOLD = ("the degree-2 Taylor objective at 0 fits a linear-probability model thresholded at 1/2; at a 5 % "
-                "positive rate no row reaches it, so the model predicts the majority class")
+                "positive rate no row reaches it, so the model predicts the majority class. Measured (not adopted): "
+                "expanding around the base-rate logit of the released noisy positive count (post-processing) lifts "
+                "non-private FunctionalMechanismLR to about 0.96 but at ε = 1 gives 0.912-0.938 over the family, "
+                "below the majority 0.948 (the noise on the quadratic dominates at n = 20,000); an LDA threshold "
+                "from the released moments stays at 0.945-0.951")
 FAIR_FM_COST = ("demographic parity against a strong proxy leaves little to learn (non-private FairLR gains +0.025); "
                 "the fair functional mechanism's noise takes the rest")
 EXP_CANDIDATES = ("the exponential mechanism chooses among random data-independent candidate hyperplanes; in more "
                   "than a few dimensions or at a low positive rate none of them is good")
 FAIRDP_IMBALANCE = "FairDP's per-group clipping and weight bound leave the imbalanced model near the constant classifier"
+CONSTRAINED_HIGH_D = ("at d = 500, n = 20,000, ε = 1 the DP-SGD noise on 501 coordinates leaves too little signal to "
+                      "learn beyond the proxy under demographic parity: 0.801 (DP difference 0.005) against the clear-"
+                      "margin bar 0.817 set by the non-private FairLogisticRegression (0.842); unconstrained DP-SGD "
+                      "reaches 0.828 on the same shape; batch 256/1024, 40 epochs, bound 0.03, full averaging measured "
+                      "0.78-0.80")
 
 KNOWN_FAILURES = {
     **{(name, "n20k-d20-pos5"): FM_THRESHOLD for name in ("FunctionalMechanismLR", "FairFunctionalMechanismLR", "PFLR",
                                                           "PFLRStar", "PDFC", "ADFC")},
-    **{(name, "n20k-d200-pos30"): FM_NOISE for name in ("FunctionalMechanismLR", "FairFunctionalMechanismLR", "PFLR",
-                                                        "PFLRStar", "PDFC", "ADFC")},
+    **{(name, shape): FM_NOISE for name in ("FunctionalMechanismLR", "FairFunctionalMechanismLR", "PFLR", "PFLRStar",
+                                            "PDFC", "ADFC") for shape in ("n20k-d200-pos30", "n20k-d500-pos20")},
     **{(name, "n300k-d10-pos15"): FAIR_FM_COST for name in ("FairFunctionalMechanismLR", "PFLR", "PFLRStar", "PDFC",
                                                            "ADFC")},
     **{("ExponentialMechanismFairLearner", shape): EXP_CANDIDATES for shape in ("n20k-d20-pos5", "n20k-d200-pos30",
-                                                                                "n300k-d10-pos15")},
-    ("FairDPClassifier", "n20k-d20-pos5"): FAIRDP_IMBALANCE,
-    ("FairDPClassifier", "n20k-d200-pos30"): FAIRDP_IMBALANCE,
+                                                                                "n300k-d10-pos15", "n20k-d500-pos20")},
+    **{("FairDPClassifier", shape): FAIRDP_IMBALANCE for shape in ("n20k-d20-pos5", "n20k-d200-pos30",
+                                                                  "n20k-d500-pos20")},
+    ("ConstrainedDPSGDClassifier", "n20k-d500-pos20"): CONSTRAINED_HIGH_D,
 }
 
 # estimator -> (the disparity it targets, its unconstrained counterpart)

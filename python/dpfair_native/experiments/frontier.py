@@ -24,9 +24,25 @@ from ._harness import PlotSpec, Report, progress
 EPSILONS = (0.5, 1.0, 2.0, 4.0, float("inf"))
 DELTA = 1e-5
 BOUNDS = {"demographic_parity": (0.0, 0.01, 0.03), "equalized_odds": (0.0, 0.01, 0.03)}
-#: ConstrainedDPSGDClassifier's settings beyond its library defaults, per constraint: chosen on validation parts
-#: (20 %, random_state 100 + seed) of the training splits of seeds 0-4 at ε = 1, never on the test split.
-CONSTRAINED_PARAMS: dict = {"demographic_parity": dict(dual_learning_rate=3.0), "equalized_odds": dict(dual_learning_rate=1.0)}
+#: ConstrainedDPSGDClassifier's settings beyond its library defaults, per constraint, chosen at ε = 1 on the
+#: training splits only (never the test split): each training split is cut into a fit part and a validation part
+#: (20 %, random_state 100 + seed). Equalized odds: η_λ on the validation parts of seeds 0-4. Demographic parity
+#: (bound 0): a first sweep on seeds 0-4 (η_λ ∈ {3, 6, 12}, average_last ∈ {0.2, 0.5}, epochs ∈ {20, 30},
+#: ema ∈ {0.1, 0.3}, temperature ∈ {0.5, 1}) found nothing separable; then over seeds 0-9 the settings with mean
+#: validation accuracy >= 0.83 and ROC-AUC >= 0.87 among ema ∈ {0.03, 0.05, 0.1, 0.2, 0.3, 0.4, 0.6},
+#: hist_noise_ratio ∈ {1, 1.5, 3, 5}, η_λ ∈ {1, 2, 3, 5, 6, 8}, batch ∈ {512, 1024}, epochs ∈ {20, 30},
+#: average_last ∈ {0.5, 0.8} (not the full product) had validation DP differences of 0.0101-0.0175,
+#: within the sampling error of 7,200-row validation parts (a fair model measures ≈ 0.0095 there), so they were
+#: ranked by the fit part's own DP difference — how tightly the constraint holds on the rows it was trained on
+#: (0.0060 at the old setting ema 0.1, r 3; 0.0020-0.0028 at ema >= 0.3) — and the mean signed validation gap
+#: (+0.0088 → +0.0041); ema 0.4 with r 1.5 (fresher rates, a larger share of the budget on the histogram) won.
+DP_TUNING = ("demographic parity: ema 0.4, hist_noise_ratio 1.5, dual_learning_rate 3 chosen on fit/validation "
+             "parts (20 %) of the training splits of seeds 0-9 at ε = 1 — validation DP differences of all "
+             "candidates were within sampling error (0.0101-0.0175), so the fit part's DP difference (0.0060 → "
+             "0.0022) and the mean signed validation gap (+0.0088 → +0.0041) decided; equalized odds: "
+             "dual_learning_rate 1 on validation parts of seeds 0-4")
+CONSTRAINED_PARAMS: dict = {"demographic_parity": dict(dual_learning_rate=3.0, ema=0.4, hist_noise_ratio=1.5),
+                            "equalized_odds": dict(dual_learning_rate=1.0)}
 #: The other DP-SGD-family estimators as the FairDP reproduction runs them (learning rate 1, C = 1).
 DPSGDF_PARAMS = dict(batch_size=256, epochs=20, clip_norm=1.0, learning_rate=1.0, declared_groups=[0, 1])
 FAIRDP_PARAMS = dict(sample_rate=0.01, epochs=5, clip_norm=1.0, learning_rate=1.0, n_models=10, weight_bound=2.0,
@@ -235,7 +251,7 @@ def section_text(table, eg, runs, timing, cells):
         "row marked '45 features'; the other estimators read the bundled 45 features.\n\n"
         "Hyper-parameters: ConstrainedDPSGDClassifier runs at its library defaults (chosen on a validation part of "
         "seed 0's training split, see models/constrained.py) plus, per constraint, "
-        f"{CONSTRAINED_PARAMS} (chosen on validation parts of the training splits of seeds 0-4 at ε = 1); only "
+        f"{CONSTRAINED_PARAMS} ({DP_TUNING}); only "
         f"`constraint`, `bound` and ε vary; DPSGD-F {DPSGDF_PARAMS}; FairDP {FAIRDP_PARAMS}; FairFM its library "
         "defaults — none tuned on test data.\n\n"
         f"{targets_text(cells)} {NOISE_FLOOR}\n\n"
