@@ -2,7 +2,9 @@
 native vs the NumPy reference loop, plain DPSGDClassifier at the same batch size for scale, and the frontier's
 spline representation (103 columns) as CSR vs dense.
 
-Run: PYTHONPATH=python python -m pytest bench/bench_constrained.py --benchmark-enable --benchmark-columns=min,median,rounds
+Run:
+    PYTHONPATH=python python -m pytest bench/bench_constrained.py --benchmark-enable \
+        --benchmark-columns=min,median,rounds
 (fairlearn's ExponentiatedGradient is timed in the same run by ``python -m dpfair_native reproduce frontier``.)
 """
 

@@ -41,7 +41,8 @@ FAIR_FM_COST = ("demographic parity against a strong proxy leaves little to lear
                 "the fair functional mechanism's noise takes the rest")
 EXP_CANDIDATES = ("the exponential mechanism chooses among random data-independent candidate hyperplanes; in more "
                   "than a few dimensions or at a low positive rate none of them is good")
-FAIRDP_IMBALANCE = "FairDP's per-group clipping and weight bound leave the imbalanced model near the constant classifier"
+FAIRDP_IMBALANCE = ("FairDP's per-group clipping and weight bound leave the imbalanced model near the constant "
+                    "classifier")
 CONSTRAINED_HIGH_D = ("at d = 500, n = 20,000, ε = 1 the DP-SGD noise on 501 coordinates leaves too little signal to "
                       "learn beyond the proxy under demographic parity: 0.801 (DP difference 0.005) against the clear-"
                       "margin bar 0.817 set by the non-private FairLogisticRegression (0.842); unconstrained DP-SGD "

@@ -221,7 +221,8 @@ def test_reproduction_runs_and_writes_its_section(monkeypatch, tmp_path):
     from dpfair_native.experiments import dpne as rep
     from dpfair_native.experiments import run
 
-    monkeypatch.setattr(rep, "GRAPHS", {"Wiki-like": dict(n=90, c=3, degree=6.0), "Cora-like": dict(n=80, c=2, degree=5.0)})
+    monkeypatch.setattr(rep, "GRAPHS", {"Wiki-like": dict(n=90, c=3, degree=6.0),
+                                        "Cora-like": dict(n=80, c=2, degree=5.0)})
     monkeypatch.setattr(rep, "EPSILONS", (1.0, 1e5))
     monkeypatch.setattr(rep, "KS", (10,))
     monkeypatch.setattr(rep, "K", 10)

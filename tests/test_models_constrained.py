@@ -130,7 +130,8 @@ def test_adult_floor_at_epsilon_1():
     ds = load_adult()
     res = []
     for seed in range(3):
-        X_tr, X_te, y_tr, y_te, s_tr, s_te = train_test_split(ds.X, ds.y, ds.sensitive, test_size=0.2, random_state=seed)
+        X_tr, X_te, y_tr, y_te, s_tr, s_te = train_test_split(ds.X, ds.y, ds.sensitive, test_size=0.2,
+                                                              random_state=seed)
         m = ConstrainedDPSGDClassifier(target_epsilon=1.0, random_state=seed).fit(X_tr, y_tr, sensitive_features=s_tr)
         pred = m.predict(X_te)
         res.append([metrics.accuracy(y_te, pred), metrics.roc_auc(y_te, m.decision_function(X_te)),
@@ -147,14 +148,16 @@ def test_default_pld_accounting_agrees_with_dp_accounting_and_needs_less_noise_t
     dp_accounting = pytest.importorskip("dp_accounting")
     X, y, s = _data(n=1500)
     fits = {method: ConstrainedDPSGDClassifier(target_epsilon=1.0, batch_size=128, epochs=2, random_state=0,
-                                               backend="numpy", accountant_method=method).fit(X, y, sensitive_features=s)
+                                               backend="numpy", accountant_method=method)
+            .fit(X, y, sensitive_features=s)
             for method in ("pld", "rdp")}
     m = fits["pld"]
     assert ConstrainedDPSGDClassifier().accountant_method == "pld" and m.privacy_spent_.method == "pld"
     pld = dp_accounting.pld.PLDAccountant(value_discretization_interval=1e-4)
     pld.compose(dp_accounting.GaussianDpEvent(RECORD_COUNT_NOISE))
     pld.compose(dp_accounting.SelfComposedDpEvent(
-        dp_accounting.PoissonSampledDpEvent(m.sample_rate_, dp_accounting.GaussianDpEvent(m.effective_noise_multiplier_)),
+        dp_accounting.PoissonSampledDpEvent(m.sample_rate_,
+                                            dp_accounting.GaussianDpEvent(m.effective_noise_multiplier_)),
         m.n_steps_))
     assert m.privacy_spent_[0] == pytest.approx(pld.get_epsilon(1e-5), rel=0.01)
     assert m.privacy_spent_[0] <= 1.0 + 1e-9

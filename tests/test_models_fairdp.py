@@ -65,7 +65,8 @@ def test_estimator_certificate_uses_fitted_quantities():
     assert (cert.tau, cert.sigma0) == pytest.approx(expected)
     assert cert.tau_ensemble <= cert.tau
     m2 = FairDPClassifier(**{**m.get_params(), "weight_bound": 0.1}).fit(X, y, sensitive_features=s)
-    assert m2.certificate().weight_norm_bound < cert.weight_norm_bound or m2.bias_before_last_step_ != m.bias_before_last_step_
+    assert (m2.certificate().weight_norm_bound < cert.weight_norm_bound
+            or m2.bias_before_last_step_ != m.bias_before_last_step_)
 
 
 def test_empirical_certificate_from_members():

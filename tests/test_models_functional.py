@@ -80,7 +80,8 @@ def test_paper_faithful_sensitivities_equal_the_papers_formulas(d):
     assert ps.sensitivity_["mu"] == pytest.approx(2 * d)  # Eq. 16
     pd_ = PDFC(epsilon_s=0.5, epsilon_n=0.5, attribute=0, **kw).fit(X, y, sensitive_features=s)
     assert pd_.sensitivity_ == pytest.approx({"phi_s": d * d / 4 + 3 * d, "phi_n": d * d / 4 + 3 * d})  # Lemma 2
-    ad = ADFC(epsilon_s=0.5, epsilon_n=0.5, delta_s=1e-3, delta_n=1e-3, attribute=0, **kw).fit(X, y, sensitive_features=s)
+    ad = ADFC(epsilon_s=0.5, epsilon_n=0.5, delta_s=1e-3, delta_n=1e-3, attribute=0, **kw)
+    ad.fit(X, y, sensitive_features=s)
     assert ad.sensitivity_["phi_s"] == pytest.approx(math.sqrt(d * d / 16 + 9 * d))  # Lemma 4
 
 

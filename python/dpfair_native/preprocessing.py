@@ -326,7 +326,9 @@ def _numeric(values, name) -> np.ndarray:
 
 
 def _equals(values, target) -> np.ndarray:
-    return np.asarray([v == target for v in values.tolist()], dtype=bool) if values.dtype == object else values == target
+    if values.dtype != object:
+        return values == target
+    return np.asarray([v == target for v in values.tolist()], dtype=bool)
 
 
 def _category_codes(values, categories, name) -> np.ndarray:

@@ -21,7 +21,8 @@ from dpfair_native.models import ExponentialMechanismFairLearner
 
 ROW_TYPES = [(x, y, s) for x in (0.0, 1.0) for y in (0, 1) for s in (0, 1)]
 N_ROWS, EPS = 4, 1.0
-CANDIDATES = np.array([[1.0, -0.5], [-1.0, 0.5], [1.0, 0.5], [0.0, -1.0], [0.0, 1.0]])  # [w, b]: x>½, x<½, all, none, all
+# [w, b]: x>½, x<½, all, none, all
+CANDIDATES = np.array([[1.0, -0.5], [-1.0, 0.5], [1.0, 0.5], [0.0, -1.0], [0.0, 1.0]])
 
 
 class _Captured(Exception):

@@ -84,7 +84,8 @@ class DPNE(EmbeddingBase):
         Run the published algorithm: H from the non-private factorisation of M (rows scaled to ‖h_j‖ <= 1), noise
         density ∝ exp(−ε‖η_i‖/(2√2)), W by ``n_epochs`` of SGD over the entries of M (learning rate
         ``learning_rate``) from zero. Then ``epsilon_claimed_ = epsilon`` and ``privacy_spent_ = (inf, 0.0)``: H
-        depends on the graph without noise and SGD does not reach the minimiser the proof needs, so no finite guarantee holds.
+        depends on the graph without noise and SGD does not reach the minimiser the proof needs, so no finite
+        guarantee holds.
     n_epochs, learning_rate : int, float
         SGD settings of ``paper_faithful`` (the thesis' learning rate 0.015; its epoch count is unstated).
     random_state : int, numpy Generator or None

@@ -81,7 +81,8 @@ def _rdp_curve(model, orders):
     if hasattr(model, "sample_rates_"):  # FairDPClassifier
         counts = () if model.count_noise_multiplier_ is None else (model.count_noise_multiplier_,)
         return dpsgd_rdp(float(model.sample_rates_.max()), model.noise_multiplier_, model.n_steps_, counts, orders)
-    return dpsgd_rdp(model.sample_rate_, model.effective_noise_multiplier_, model.n_steps_, (RECORD_COUNT_NOISE,), orders)
+    return dpsgd_rdp(model.sample_rate_, model.effective_noise_multiplier_, model.n_steps_, (RECORD_COUNT_NOISE,),
+                     orders)
 
 
 def _cell(values):

@@ -193,7 +193,8 @@ def targets_text(cells):
             acc, auc, dp, eo = np.mean(cell["m"], axis=0)
             if constraint == "demographic_parity":
                 ok = acc >= 0.828 and dp <= 0.01 and auc >= 0.87
-                lines.append(f"DP bound {bound:g}: {acc:.4f} / {dp:.4f} / AUC {auc:.4f} ({'met' if ok else 'not met'});")
+                verdict = "met" if ok else "not met"
+                lines.append(f"DP bound {bound:g}: {acc:.4f} / {dp:.4f} / AUC {auc:.4f} ({verdict});")
             else:
                 ok = acc >= 0.83 and eo <= 0.03
                 lines.append(f"EO bound {bound:g}: {acc:.4f} / {eo:.4f} ({'met' if ok else 'not met'});")

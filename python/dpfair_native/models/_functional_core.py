@@ -163,7 +163,8 @@ class FunctionalRelease:
         return unpack_monomials(self.coefficients, self.d)
 
 
-def release_blocks(values: np.ndarray, blocks: Sequence[NoiseBlock], rng, *, secure_keys=None) -> Tuple[np.ndarray, np.ndarray]:
+def release_blocks(values: np.ndarray, blocks: Sequence[NoiseBlock], rng, *,
+                   secure_keys=None) -> Tuple[np.ndarray, np.ndarray]:
     """Add each block's noise to its coordinates of ``values``; returns (noisy values, per-coordinate scale).
 
     Noise comes from dpfair_native.mechanisms with the estimator's rng. ε = inf means no noise (non-private).
@@ -414,4 +415,5 @@ def solve_release(
     backend: str = "native",
 ):
     """Minimize bᵀw + wᵀ(trim(Q) + ridge·I)w, optionally s.t. |aᵀw| <= τ (exact; kernel minimize_quadratic)."""
-    return kernels.minimize_quadratic(Q, b, ridge=ridge, psd="trim", floor=floor, constraint=constraint, backend=backend)
+    return kernels.minimize_quadratic(Q, b, ridge=ridge, psd="trim", floor=floor, constraint=constraint,
+                                      backend=backend)

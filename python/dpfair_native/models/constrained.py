@@ -286,7 +286,8 @@ class ConstrainedDPSGDClassifier(_DPSGDBase):
         steps_per_epoch = steps // epochs
         sigma_g, sigma_h = self._noise_multipliers(q, steps, record_count_noise)
         if sigma_g > 0 and not np.isfinite(clip):
-            raise ValueError("clip_norm must be finite when noise is added (the noise std is noise_multiplier·clip_norm)")
+            raise ValueError("clip_norm must be finite when noise is added "
+                             "(the noise std is noise_multiplier·clip_norm)")
 
         n_events, active = CONSTRAINTS[self.constraint]
         events = np.zeros(n, dtype=np.int64) if n_events == 1 else y.astype(np.int64)

@@ -82,7 +82,8 @@ class _DingBase(FunctionalBase):
                 )
             return int(tuple(names).index(attr))
         if isinstance(attr, (bool, np.bool_)) or not isinstance(attr, (int, np.integer)) or not 0 <= attr < ctx.d0:
-            raise ValueError(f"attribute must be a column index in [0, {ctx.d0}), a feature name or 'random', got {attr!r}")
+            raise ValueError(f"attribute must be a column index in [0, {ctx.d0}), a feature name or 'random', "
+                             f"got {attr!r}")
         return int(attr)
 
     def _claimed(self, ctx):

@@ -442,8 +442,10 @@ class FairDPClassifier(DPClassifierBase):
         N = self.ensemble_coef_.shape[0]
         tau_ens = 1.0
         if sigma0 > 0:
-            tau_ens = math.erf((M_theta + eta * float(np.mean(self.clip_norms_))) / (math.sqrt(N) * sigma0 * math.sqrt(2)))
-        base = dict(tau=tau, tau_ensemble=tau_ens, sigma0=sigma0, weight_norm_bound=M_theta, learning_rate=eta, n_models=N)
+            spread = math.sqrt(N) * sigma0 * math.sqrt(2)
+            tau_ens = math.erf((M_theta + eta * float(np.mean(self.clip_norms_))) / spread)
+        base = dict(tau=tau, tau_ensemble=tau_ens, sigma0=sigma0, weight_norm_bound=M_theta, learning_rate=eta,
+                    n_models=N)
         if X is None:
             if sensitive_features is not None:
                 raise ValueError("pass X together with sensitive_features for the empirical certificate")

@@ -13,9 +13,9 @@ Two modes:
 * library default — sensitivity from the declared ``domain`` (``None``: the domain a DomainEncoder's output
   carries, else [0, 1]^d) plus a constant-1 intercept column, post-processing of the noisy coefficients with the
   domain's public facts (``structural_repair``), eigenvalue trimming after a ridge matched to the noise's spectral
-  scale, and fairness as the exact constraint |μ̃ᵀw| <= tau, μ̃ = x̄̃_1 − x̄̃_0 from noisy per-group sums and counts released with the
-  coefficients (charged to the budget). tau is in units of the decision score: the group means of xᵀw + b
-  differ by at most tau.
+  scale, and fairness as the exact constraint |μ̃ᵀw| <= tau, μ̃ = x̄̃_1 − x̄̃_0 from noisy per-group sums and counts
+  released with the coefficients (charged to the budget). tau is in units of the decision score: the group means
+  of xᵀw + b differ by at most tau.
 """
 
 from __future__ import annotations
