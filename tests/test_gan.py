@@ -108,6 +108,25 @@ def test_fairgan_plus_classifier_is_fairer_with_mu():
     assert Xg.shape == (100, 2) and set(sg) <= {0, 1}
 
 
+def test_fairgan_plus_eta_is_the_mean_of_its_fair_phase_iterates(monkeypatch):
+    """η's fitted weights are the average of its iterates over the fairness phase (not the last iterate), and
+    only fairness-phase steps enter it (epochs 2 of 4 here)."""
+    X, y, s = _biased(n=400)
+    seen, original = [], FairGANPlus._average_eta
+
+    def spy(self, torch):
+        seen.append(torch.cat([p.detach().ravel() for p in self.classifier_.parameters()]).numpy().copy())
+        original(self, torch)
+
+    monkeypatch.setattr(FairGANPlus, "_average_eta", spy)
+    m = FairGANPlus(random_state=0, **{**TINY, "epochs": 4}).fit(X, y, sensitive_features=s)
+    steps_per_epoch = len(m.history_["g"]) // 4
+    assert len(seen) == 2 * steps_per_epoch
+    final = torch.cat([p.detach().ravel() for p in m.classifier_.parameters()]).numpy()
+    np.testing.assert_allclose(final, np.mean(seen, axis=0), rtol=1e-4, atol=1e-5)
+    assert np.abs(final - seen[-1]).max() > 1e-3  # the last iterate differs: the averaging is not vacuous
+
+
 @pytest.mark.parametrize("fairness", ["equalized_odds", "equal_opportunity"])
 def test_fairgan_plus_other_notions_fit(fairness):
     X, y, s = _biased(n=400)
