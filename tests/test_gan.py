@@ -127,10 +127,12 @@ def test_fairgan_plus_eta_is_the_mean_of_its_fair_phase_iterates(monkeypatch):
     assert np.abs(final - seen[-1]).max() > 1e-3  # the last iterate differs: the averaging is not vacuous
 
 
-@pytest.mark.parametrize("fairness", ["equalized_odds", "equal_opportunity"])
-def test_fairgan_plus_other_notions_fit(fairness):
+@pytest.mark.parametrize("fairness, on_generated", [("equalized_odds", False), ("equal_opportunity", False),
+                                                     ("demographic_parity", True)])
+def test_fairgan_plus_other_notions_fit(fairness, on_generated):
     X, y, s = _biased(n=400)
-    m = FairGANPlus(fairness=fairness, random_state=0, **{**TINY, "epochs": 2}).fit(X, y, sensitive_features=s)
+    m = FairGANPlus(fairness=fairness, eta_on_generated=on_generated, random_state=0, **{**TINY, "epochs": 2})
+    m.fit(X, y, sensitive_features=s)
     assert "d3" in m.history_ and np.all(np.isfinite(m.history_["d3"]))
 
 
@@ -149,6 +151,7 @@ def test_dataframe_in_dataframe_out():
     ({"s": np.zeros(400)}, "exactly two"),
     ({"X": np.random.default_rng(0).random((400, 2))}, "continuous"),
     ({"model": FairGANPlus(fairness="parity")}, "fairness must be"),
+    ({"model": FairGANPlus(eta_on_generated="yes")}, "eta_on_generated"),
     ({"model": FairGAN(lambda_fair=-1)}, "lambda_fair"),
     ({"model": FairGAN(epochs=0)}, "epochs"),
     ({"y": np.zeros(10)}, "entries"),
