@@ -108,10 +108,31 @@ def test_fairgan_plus_classifier_is_fairer_with_mu():
     assert Xg.shape == (100, 2) and set(sg) <= {0, 1}
 
 
-@pytest.mark.parametrize("fairness", ["equalized_odds", "equal_opportunity"])
-def test_fairgan_plus_other_notions_fit(fairness):
+def test_fairgan_plus_eta_is_the_mean_of_its_fair_phase_iterates(monkeypatch):
+    """η's fitted weights are the average of its iterates over the fairness phase (not the last iterate), and
+    only fairness-phase steps enter it (epochs 2 of 4 here)."""
     X, y, s = _biased(n=400)
-    m = FairGANPlus(fairness=fairness, random_state=0, **{**TINY, "epochs": 2}).fit(X, y, sensitive_features=s)
+    seen, original = [], FairGANPlus._average_eta
+
+    def spy(self, torch):
+        seen.append(torch.cat([p.detach().ravel() for p in self.classifier_.parameters()]).numpy().copy())
+        original(self, torch)
+
+    monkeypatch.setattr(FairGANPlus, "_average_eta", spy)
+    m = FairGANPlus(random_state=0, **{**TINY, "epochs": 4}).fit(X, y, sensitive_features=s)
+    steps_per_epoch = len(m.history_["g"]) // 4
+    assert len(seen) == 2 * steps_per_epoch
+    final = torch.cat([p.detach().ravel() for p in m.classifier_.parameters()]).numpy()
+    np.testing.assert_allclose(final, np.mean(seen, axis=0), rtol=1e-4, atol=1e-5)
+    assert np.abs(final - seen[-1]).max() > 1e-3  # the last iterate differs: the averaging is not vacuous
+
+
+@pytest.mark.parametrize("fairness, on_generated", [("equalized_odds", False), ("equal_opportunity", False),
+                                                     ("demographic_parity", True)])
+def test_fairgan_plus_other_notions_fit(fairness, on_generated):
+    X, y, s = _biased(n=400)
+    m = FairGANPlus(fairness=fairness, eta_on_generated=on_generated, random_state=0, **{**TINY, "epochs": 2})
+    m.fit(X, y, sensitive_features=s)
     assert "d3" in m.history_ and np.all(np.isfinite(m.history_["d3"]))
 
 
@@ -130,6 +151,7 @@ def test_dataframe_in_dataframe_out():
     ({"s": np.zeros(400)}, "exactly two"),
     ({"X": np.random.default_rng(0).random((400, 2))}, "continuous"),
     ({"model": FairGANPlus(fairness="parity")}, "fairness must be"),
+    ({"model": FairGANPlus(eta_on_generated="yes")}, "eta_on_generated"),
     ({"model": FairGAN(lambda_fair=-1)}, "lambda_fair"),
     ({"model": FairGAN(epochs=0)}, "epochs"),
     ({"y": np.zeros(10)}, "entries"),
