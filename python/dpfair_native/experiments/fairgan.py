@@ -168,7 +168,8 @@ def report(runs: int | None = None) -> str:
     thesis_name = {"GAN (λ=0)": "ACGAN"}
     lines = ["## FairGAN / FairGAN⁺ (thesis ch. 6, Tables 6.1–6.2)", "",
              f"Bundled Adult, 11 discrete attributes (59 one-hot columns), S = sex, 80/20 split; {runs} run(s); "
-             f"library defaults (12 epochs after 2 of pre-training, batch 512, μ = 20; overrides: {SETTINGS or 'none'}) "
+             "library defaults (12 epochs after 2 of pre-training, batch 512, μ = 20; "
+             f"overrides: {SETTINGS or 'none'}) "
              f"(the thesis: 2 × 2000 epochs, batch 1000); wall time "
              f"{time.time() - t0:.0f} s on the shared 2-core machine. Ours | thesis.", "",
              "Table 6.1 (generated data; BER of a linear SVM predicting s from x):", "",

@@ -100,11 +100,13 @@ class CFGAN:
         parents = parents_of(self.graph, names)
         down = descendants(parents, self.sensitive)
         if self.outcome not in down:
-            raise ValueError(f"{self.outcome!r} is not a descendant of {self.sensitive!r} in the graph: no effect to remove")
+            raise ValueError(f"{self.outcome!r} is not a descendant of {self.sensitive!r} in the graph: "
+                             "no effect to remove")
         if self.effect == "path_specific":
             through = list(self.through or [])
             if not through or any(c not in parents or self.sensitive not in parents[c] for c in through):
-                raise ValueError(f"effect='path_specific' needs through=[children of {self.sensitive!r}], got {self.through!r}")
+                raise ValueError(f"effect='path_specific' needs through=[children of {self.sensitive!r}], "
+                                 f"got {self.through!r}")
         if self.effect == "counterfactual":
             ctx = list(self.context or [])
             if not ctx or any(c not in names or c in down or c == self.sensitive for c in ctx):
@@ -147,8 +149,10 @@ class CFGAN:
             nodes[v] = C.mlp(torch, [int(width_in), self.hidden, self.hidden], out=b - a)
         self.nodes_ = torch.nn.ModuleDict(nodes)
         width = self.encoder_.width
-        d2_in = 2 + sum(int(np.diff(self._slice(c))[0]) for c in (self.context or []) if self.effect == "counterfactual")
-        self.discriminators_ = {"d1": C.mlp(torch, [2 * width, 256, 128], out=1), "d2": C.mlp(torch, [d2_in, 16], out=1)}
+        context = (self.context or []) if self.effect == "counterfactual" else []
+        d2_in = 2 + sum(int(np.diff(self._slice(c))[0]) for c in context)
+        self.discriminators_ = {"d1": C.mlp(torch, [2 * width, 256, 128], out=1),
+                                "d2": C.mlp(torch, [d2_in, 16], out=1)}
         def opt(mods):
             return torch.optim.Adam([p for m in mods for p in m.parameters()], lr=self.learning_rate,
                                                      betas=(0.5, 0.999))
