@@ -124,8 +124,9 @@ void secure_round_and_noise(ChaCha20Bits& rng, double sigma, double s, double in
 template <class T>
 void dpsgd_epochs(const MatrixView<T>& Xv, const SgdSteps& steps, const SgdConfig& config, double* params,
                   double* step_bounds) {
-  // One loop over the steps, each step in stages (bounds, clipped sum, noisy update) that share its locals; the
-  // stages that do not depend on X's layout are in sgd_step.hpp.
+  // Longer than 60 lines (complexity 24): one loop over the steps, each step in stages (bounds, clipped sum, noisy
+  // update) that share its locals, with the fused/strided and secure/float branches of each stage; the stages that
+  // do not depend on X's layout are in sgd_step.hpp.
   const T* X = Xv.data;
   const std::ptrdiff_t n = Xv.rows, d = Xv.cols, row_stride = Xv.row_stride, col_stride = Xv.col_stride;
   const double *y = steps.y, *clip = steps.clip, *group_weights = steps.group_weights;

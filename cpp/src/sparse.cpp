@@ -179,8 +179,9 @@ void clip_batch(const CsrView<T, I>& X, const double* y, const double* w, double
 }
 
 // Residual r = σ(x·w + bias) − y and unclipped gradient norm |r|·sqrt(1 + ‖x‖²) of every row of a batch, the
-// rows read from `packed` (prefetched across step boundaries: the rows of later batches are known, only w
-// changes). Throws the row's recorded fault, if any, when it is read.
+// rows read from `packed`, each prefetched kRowsAhead visits ahead (its address 2·kRowsAhead ahead), across step
+// boundaries: the rows of later batches are known, only w changes. (Prefetching a whole batch ahead in one tight
+// loop was measured slower.) Throws the row's recorded fault, if any, when it is read.
 template <class Packed>
 void batch_residuals(const Packed& packed, std::ptrdiff_t n, const std::int64_t* batch_rows, std::int64_t first,
                      std::ptrdiff_t m, std::int64_t n_visits, const double* params, std::ptrdiff_t d,
