@@ -301,3 +301,140 @@ def test_dpsgd_and_clip_csr_check_exactly_the_rows_they_read():
     # the kernels that read every row check the whole matrix first
     with pytest.raises(ValueError, match="NaN"):
         core.poly2_coefficients_csr(data, indices, indptr, d, np.ones(3), np.ones(3), None, None, 1)
+
+
+# -- dpsgd_epochs on CSR: packed rows (values 1.0 as flags, 16/32-bit column codes) -----------------------------------
+@pytest.mark.parametrize("d", [40, 70000])  # column indices packed in 16 and in 32 bits
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_dpsgd_csr_one_hot_rows_match_reference(d, dtype):
+    """Rows mixing exact 1.0s (packed apart from the other values) with other values, long rows, unsorted rows and
+    empty rows: the packed loop equals the scipy.sparse twin."""
+    rng = np.random.default_rng(21)
+    n = 300
+    rows, cols, vals = [], [], []
+    for i in range(n):
+        k = rng.integers(0, 12)
+        rows += [i] * k
+        cols += list(rng.choice(d, size=k, replace=False))
+        vals += list(np.where(rng.random(k) < 0.6, 1.0, rng.normal(size=k)))
+    long = [c for c in range(min(d, 200)) if c not in set(np.array(cols)[np.array(rows) == 5])]
+    rows, cols, vals = rows + [5] * len(long), cols + long, vals + [1.0] * len(long)  # longer than the prefetch
+    X = sp.csr_matrix((np.array(vals, dtype=dtype), (rows, cols)), shape=(n, d))
+    data, indices, indptr = shuffled_rows(X)
+    X = sp.csr_matrix((data, indices, indptr), shape=X.shape)
+    y = (rng.random(n) < 0.5).astype(float)
+    T = 6
+    offsets = np.arange(T + 1) * 40
+    batch_rows = np.concatenate([[5], rng.integers(0, n, size=offsets[-1] - 1)])
+    args = (rng.normal(size=d + 1) * 0.1, batch_rows, offsets, np.full(T, 0.5), rng.normal(size=(T, d + 1)))
+    kw = dict(groups=rng.integers(0, 2, size=n), clip=np.array([0.7, 1.5]), noise_multiplier=0.8,
+              expected_batch_size=40.0, l2=1e-3)
+    for got, ref in zip(kernels.dpsgd_epochs(X, y, *args, **kw), kernels.dpsgd_epochs(X, y, *args, backend="numpy", **kw)):
+        close(got, ref, rtol=1e-9, atol=1e-10)
+
+
+def test_dpsgd_csr_faults_only_in_visited_rows():
+    """Each fault of a row (bad offsets, column, NaN, duplicate, group, label) is raised with its message when the
+    loop reads the row, and never when the row is not in any batch."""
+    core = kernels._native()
+    d = 3
+    cases = {  # row 1 of each matrix is bad: (data, indices, indptr, y, groups), message
+        "indptr": (([1.0, 2.0], [0, 1], [0, 1, 0, 2]), "non-decreasing"),
+        "column": (([1.0, 2.0, 3.0], [0, 7, 1], [0, 1, 2, 3]), "column index"),
+        "NaN": (([1.0, np.nan, 3.0], [0, 1, 1], [0, 1, 2, 3]), "NaN"),
+        "duplicate": (([1.0, 2.0, 2.0, 3.0], [0, 2, 2, 1], [0, 1, 3, 4]), "duplicate"),
+    }
+    y, groups = np.array([0.0, 1.0, 1.0]), np.zeros(3, dtype=np.int64)
+
+    def sgd(arrays, rows, y=y, groups=groups):
+        data, indices, indptr = (np.asarray(a, dtype=t) for a, t in zip(arrays, (float, np.int32, np.int32)))
+        return core.dpsgd_epochs_csr(data, indices, indptr, d, y, groups, np.ones(1), None, np.array(rows),
+                                     np.array([0, len(rows)]), np.ones(1), np.zeros((1, d + 1)), None,
+                                     core.ClipRule.fixed, core.NoiseRule.shared, 0.0, 0.0, 1.0, 0.0, np.inf,
+                                     np.zeros(d + 1))
+
+    for arrays, message in cases.values():
+        sgd(arrays, [0, 2, 0])
+        with pytest.raises(ValueError, match=message):
+            sgd(arrays, [0, 1])
+    good = ([1.0, 2.0, 3.0], [0, 1, 2], [0, 1, 2, 3])
+    sgd(good, [0, 2], y=np.array([0.0, np.nan, 1.0]), groups=np.array([0, 5, 0]))
+    with pytest.raises(ValueError, match="groups must lie"):
+        sgd(good, [1], groups=np.array([0, 5, 0]))
+    with pytest.raises(ValueError, match="y contains NaN"):
+        sgd(good, [1], y=np.array([0.0, np.nan, 1.0]))
+
+
+# -- csr_in_domain --------------------------------------------------------------------------------------------------
+def one_hot_csr(n=400, seed=0):
+    """Rows: 2 numeric columns in [0, 1], then one-hot groups {2, 3, 4} and {5, 6} (at most one 1 each)."""
+    rng = np.random.default_rng(seed)
+    dense = np.zeros((n, 7))
+    dense[:, :2] = rng.random((n, 2))
+    dense[np.arange(n), 2 + rng.integers(0, 3, size=n)] = 1.0
+    hot = rng.random(n) < 0.7  # some rows have no 1 in the second group
+    dense[np.flatnonzero(hot), 5 + rng.integers(0, 2, size=hot.sum())] = 1.0
+    return sp.csr_matrix(dense)
+
+
+GROUPS = [[2, 3, 4], [5, 6]]
+
+
+def in_domain(X, lower=0.0, upper=1.0, l1=None, l2=None):
+    """(native, numpy twin, numpy twin with pair sums) of csr_in_domain."""
+    lo, up = np.full(X.shape[1], lower), np.full(X.shape[1], upper)
+    args = (X, lo, up, GROUPS, l1, l2)
+    S = (X.T @ X).toarray()
+    return (kernels.csr_in_domain(*args), kernels.csr_in_domain(*args, backend="numpy"),
+            kernels.csr_in_domain(*args, pair_sums=S, backend="numpy"))
+
+
+@pytest.mark.parametrize("dtype,index_dtype", CASES)
+def test_csr_in_domain_matches_reference(dtype, index_dtype):
+    X = one_hot_csr()
+    X = sp.csr_matrix((X.data.astype(dtype), X.indices.astype(index_dtype), X.indptr.astype(index_dtype)),
+                      shape=X.shape)
+    assert in_domain(X) == (True, True, True)
+    norms = np.abs(X).sum(axis=1).A.ravel()
+    assert in_domain(X, l1=norms.max()) == (True, True, True)
+    assert in_domain(X, l1=norms.max() * 0.999) == (False, False, False)
+    l2 = np.sqrt(X.multiply(X).sum(axis=1).A.ravel()).max()
+    assert in_domain(X, l2=l2) == (True, True, True)
+    assert in_domain(X, l2=l2 * 0.999) == (False, False, False)
+
+
+@pytest.mark.parametrize("fault", ["above", "below", "nan", "half_in_group", "two_hot", "implicit_zero",
+                                   "explicit_zero"])
+def test_csr_in_domain_failures_match_reference(fault):
+    X = one_hot_csr(seed=3).tolil()
+    lower = 0.0
+    if fault == "above":
+        X[17, 1] = 1.5
+    elif fault == "below":
+        X[17, 0] = -0.25
+    elif fault == "nan":
+        X[17, 0] = np.nan
+    elif fault == "half_in_group":
+        X[17, 3] = 0.5
+    elif fault == "two_hot":
+        X[17, 5], X[17, 6] = 1.0, 1.0
+    elif fault == "implicit_zero":  # column 6 has implicit zeros, which a lower bound of 0.5 excludes
+        lower = 0.5
+    X = X.tocsr()
+    if fault == "explicit_zero":  # stored 0s in a group column are allowed and are no second 1
+        X = one_hot_csr(seed=3).tolil()
+        X[17, 2], X[17, 3], X[17, 4] = 1.0, 1.0, 1.0
+        X = X.tocsr()
+        X.data[(np.repeat(np.arange(X.shape[0]), np.diff(X.indptr)) == 17) & (X.indices >= 3) & (X.indices <= 4)] = 0.0
+        assert X.nnz > one_hot_csr(seed=3).nnz
+        assert in_domain(X) == (True, True, True)
+        return
+    assert in_domain(X, lower=lower) == (False, False, False)
+
+
+def test_csr_in_domain_bad_groups():
+    X = one_hot_csr()
+    with pytest.raises(ValueError, match="disjoint"):
+        kernels.csr_in_domain(X, np.zeros(7), np.ones(7), [[2, 3], [3, 4]])
+    with pytest.raises(ValueError, match="disjoint"):
+        kernels.csr_in_domain(X, np.zeros(7), np.ones(7), [[2, 9]])

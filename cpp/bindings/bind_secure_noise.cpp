@@ -49,25 +49,23 @@ py::array_t<std::int64_t> draws(const py::bytes& key, py::ssize_t size, Draw dra
   return out;
 }
 
+// size draws of Sampler(rng, num, den) (dpfair::discrete_gaussian or dpfair::discrete_laplace) from key's stream.
+template <std::int64_t (*Sampler)(dpfair::ChaCha20Bits&, std::uint64_t, std::uint64_t)>
+py::array_t<std::int64_t> exact_draws(py::bytes key, py::ssize_t size, std::uint64_t num, std::uint64_t den) {
+  return draws(key, size, [=](dpfair::ChaCha20Bits& r) { return Sampler(r, num, den); });
+}
+
 }  // namespace
 
 void bind_secure_noise(pybind11::module_& m) {
   m.def("chacha20_block", &chacha20_block, py::arg("key"), py::arg("counter"), py::arg("nonce"),
         "The 64-byte ChaCha20 block (RFC 8439 section 2.3) for a 32-byte key, a block counter and a 12-byte nonce.");
-  m.def(
-      "discrete_gaussian_noise",
-      [](py::bytes key, py::ssize_t size, std::uint64_t num, std::uint64_t den) {
-        return draws(key, size, [=](dpfair::ChaCha20Bits& r) { return dpfair::discrete_gaussian(r, num, den); });
-      },
-      py::arg("key"), py::arg("size"), py::arg("sigma2_num"), py::arg("sigma2_den"),
-      "size exact discrete Gaussian draws, sigma^2 = sigma2_num/sigma2_den, from the ChaCha20 stream of key "
-      "(see dpfair_native.kernels.discrete_gaussian_noise).");
-  m.def(
-      "discrete_laplace_noise",
-      [](py::bytes key, py::ssize_t size, std::uint64_t num, std::uint64_t den) {
-        return draws(key, size, [=](dpfair::ChaCha20Bits& r) { return dpfair::discrete_laplace(r, num, den); });
-      },
-      py::arg("key"), py::arg("size"), py::arg("scale_num"), py::arg("scale_den"),
-      "size exact discrete Laplace draws, scale = scale_num/scale_den, from the ChaCha20 stream of key "
-      "(see dpfair_native.kernels.discrete_laplace_noise).");
+  m.def("discrete_gaussian_noise", &exact_draws<dpfair::discrete_gaussian>, py::arg("key"), py::arg("size"),
+        py::arg("sigma2_num"), py::arg("sigma2_den"),
+        "size exact discrete Gaussian draws, sigma^2 = sigma2_num/sigma2_den, from the ChaCha20 stream of key "
+        "(see dpfair_native.kernels.discrete_gaussian_noise).");
+  m.def("discrete_laplace_noise", &exact_draws<dpfair::discrete_laplace>, py::arg("key"), py::arg("size"),
+        py::arg("scale_num"), py::arg("scale_den"),
+        "size exact discrete Laplace draws, scale = scale_num/scale_den, from the ChaCha20 stream of key "
+        "(see dpfair_native.kernels.discrete_laplace_noise).");
 }

@@ -41,4 +41,5 @@ PYBIND11_MODULE(DPFAIR_MODULE_NAME, m) {
   bind_secure_noise(m);
   bind_contingency(m);
   bind_constrained_sgd(m);
+  bind_domain(m);
 }

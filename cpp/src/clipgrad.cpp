@@ -26,6 +26,9 @@ void accumulate_batch_impl(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::
                            std::ptrdiff_t begin, std::ptrdiff_t end, const std::int64_t* groups, const double* clip,
                            std::ptrdiff_t n_groups, double threshold, double l2, double* sums,
                            std::int64_t* n_above, std::int64_t* n_below) {
+  // Longer than 60 lines (complexity 25): the per-row pipeline (prefetch, index/group/label checks, dot product,
+  // NaN scan, residual, clipped norm with or without l2, counts, clipped sum) in one loop so each scattered row is
+  // read once while in cache; the branches are the checks, each with its own message.
   const std::ptrdiff_t cs = Unit ? 1 : cs_arg;
   const bool own_bound = std::isnan(threshold);
   const std::ptrdiff_t width = d + 1;
@@ -118,6 +121,8 @@ void clip_group_gradients(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::p
                           const std::int64_t* rows, std::ptrdiff_t n_rows, const std::int64_t* groups,
                           const double* clip, std::ptrdiff_t n_groups, double threshold, double l2, double* sums,
                           std::int64_t* n_above, std::int64_t* n_below, int n_threads) {
+  // Complexity 17: the argument checks (one message each), then the single-thread call or the per-thread partials
+  // and their reduction in chunk order.
   if (n < 0 || d < 0 || n_rows < 0) throw std::invalid_argument("clip_group_gradients: negative size");
   if (n_groups < 1) throw std::invalid_argument("clip must hold at least one bound (one per group)");
   if (!std::isfinite(bias)) throw std::invalid_argument("bias must be finite");

@@ -124,6 +124,9 @@ class RowStore {
   // indicator columns holding a value other than 0 and 1 in these rows (NaN and ±inf included) and returns false
   // if there is one: the caller then makes them dense and builds again.
   bool build(int k, std::ptrdiff_t begin, std::ptrdiff_t end, std::vector<char>& not_binary) {
+    // Longer than 60 lines (complexity 18): one pass over the chunk's rows that copies the dense part, collects
+    // the row's indicator pattern and interns it in an open-addressing table that grows in place; the table, the
+    // pattern store and the row being read are one state, so the pieces stay together.
     Compact& c = compact_[static_cast<std::size_t>(k)];
     const std::ptrdiff_t rows = end - begin, nd = split_.nd, ns = split_.ns;
     c = Compact{};
@@ -196,6 +199,10 @@ class RowStore {
   // and its contributions to g and H are summed per pattern first, then spread over the pattern's columns.
   void pass(int k, std::ptrdiff_t begin, std::ptrdiff_t end, const double* w, const double* y, double* z, bool hessian,
             Partial& out) const {
+    // Longer than 60 lines (complexity 39): the hot loop of logistic_newton on pattern-compressed rows. Scores,
+    // weights, gradient and the three Hessian blocks (dense-dense, indicator-dense, indicator-indicator) are
+    // accumulated per row and per pattern in one sweep so each row is read once; the branches are the optional
+    // Hessian, intercept and dense part, kept out of the inner loops.
     const std::ptrdiff_t nd = split_.nd, md = split_.md, ns = split_.ns;
     out.g.setZero(md + ns);
     if (hessian) {
@@ -391,9 +398,31 @@ double segment_slope(double t, const std::vector<double>& z0, const std::vector<
   return s + (reg.array() * (w + t * v).array() * v.array()).sum();
 }
 
+// Bisection on the slope φ'(t) of the loss along w + t·v for c₂φ'(0) <= φ'(t) <= c₁φ'(0) (Wolfe, with Armijo
+// implied by convexity); z / z_trial: the scores at t = 0 / 1. Returns t, or 0 when there is no descent along v.
+double wolfe_step(const std::vector<double>& z, const std::vector<double>& z_trial, const double* y,
+                  const VectorXd& reg, const VectorXd& w, const VectorXd& v, double slope0) {
+  if (!(slope0 < 0.0)) return 0.0;
+  double lo = 0.0, hi = 1.0;
+  for (int it = 0; it < 60; ++it) {
+    const double mid = 0.5 * (lo + hi);
+    const double s = segment_slope(mid, z, z_trial, y, reg, w, v);
+    if (s < 0.9 * slope0) {
+      lo = mid;
+    } else if (s > 1e-4 * slope0) {
+      hi = mid;
+    } else {
+      return mid;
+    }
+  }
+  return 0.0;
+}
+
 template <class Store>
 LogisticNewtonResult run_newton(const Store& store, std::ptrdiff_t n, const double* y, const LogisticNewtonOptions& opt,
                                 int threads) {
+  // Longer than 60 lines (complexity 21): the damped Newton iteration written out in order (setup, step, full-step
+  // test, line search, convergence), its state (w, z, g, H and their trial twins) shared by every stage.
   const ColumnSplit& split = store.split();
   const std::ptrdiff_t m = static_cast<std::ptrdiff_t>(split.original.size());
   const std::ptrdiff_t d = opt.fit_intercept ? m - 1 : m;
@@ -444,22 +473,7 @@ LogisticNewtonResult run_newton(const Store& store, std::ptrdiff_t n, const doub
       prev_change = change;
       continue;
     }
-    // Bisection on the slope φ'(t) for c₂φ'(0) <= φ'(t) <= c₁φ'(0) (Wolfe, with Armijo implied by convexity).
-    double lo = 0.0, hi = 1.0, t = 0.0;
-    if (slope0 < 0.0) {
-      for (int it = 0; it < 60; ++it) {
-        const double mid = 0.5 * (lo + hi);
-        const double s = segment_slope(mid, z, z_trial, y, reg, w, v);
-        if (s < 0.9 * slope0) {
-          lo = mid;
-        } else if (s > 1e-4 * slope0) {
-          hi = mid;
-        } else {
-          t = mid;
-          break;
-        }
-      }
-    }
+    const double t = wolfe_step(z, z_trial, y, reg, w, v, slope0);
     if (t == 0.0) {  // no descent along v at working precision: converged if the step was within tol
       res.converged = change <= bound;
       break;
@@ -558,6 +572,8 @@ class CsrStore {
 
   void pass(int, std::ptrdiff_t begin, std::ptrdiff_t end, const double* w, const double* y, double* z, bool hessian,
             Partial& out) const {
+    // Complexity 18: the CSR twin of RowStore::pass — one sweep per row for score, gradient and (optionally) the
+    // row's non-zero pairs of the Hessian, with the intercept and Hessian branches outside the inner loops.
     const std::ptrdiff_t md = split_.md, ns = split_.ns;
     out.g.setZero(md + ns);
     if (hessian) {

@@ -44,6 +44,9 @@ template <class T>
 void accumulate_rows(const T* X, std::ptrdiff_t begin, std::ptrdiff_t end, std::ptrdiff_t d,
                      std::ptrdiff_t rs, std::ptrdiff_t cs, const double* a, const double* c,
                      const std::int64_t* groups, std::ptrdiff_t n_groups, Partial& out) {
+  // Longer than 60 lines (complexity 32): one blocked pass whose stages per block (gather for F-like layouts;
+  // per row b, the NaN probe, group sums and the split into c > 0 / c < 0 rows; two rank updates) share the block
+  // buffers and the layout branches; split, each piece would take most of those buffers as arguments.
   const std::ptrdiff_t block = std::min(block_rows(d), end - begin);
   out.used = true;
   out.Q.setZero(d, d);
@@ -209,19 +212,54 @@ void accumulate_rows_sparse(const T* X, std::ptrdiff_t begin, std::ptrdiff_t end
 
 }  // namespace
 
+namespace {
+
+// The argument checks of poly2_coefficients (has_X: X is not null).
+void check_arguments(bool has_X, std::ptrdiff_t n, std::ptrdiff_t d, const double* a, const double* c,
+                     const std::int64_t* groups, std::ptrdiff_t n_groups, const double* group_sums,
+                     const std::int64_t* group_counts) {
+  // Complexity 16: a flat list of independent checks, one message each.
+  if (n < 0 || d < 0) throw std::invalid_argument("poly2_coefficients: X must have non-negative shape");
+  if (n > 0 && d > 0 && !has_X) throw std::invalid_argument("poly2_coefficients: X is null");
+  if (n > 0 && (a == nullptr || c == nullptr)) throw std::invalid_argument("poly2_coefficients: a and c are required");
+  if (groups == nullptr) return;
+  if (n_groups < 0) throw std::invalid_argument("n_groups must be >= 0 when groups is given");
+  if (n_groups > 0 && d > 0 && group_sums == nullptr)
+    throw std::invalid_argument("group_sums output is required with groups");
+  if (n_groups > 0 && group_counts == nullptr) throw std::invalid_argument("group_counts output is required with groups");
+}
+
+// Sums the threads' partials into b, the full symmetric Q and the group sums/counts (with_groups).
+void reduce_parts(const std::vector<Partial>& parts, std::ptrdiff_t d, bool with_groups, std::ptrdiff_t n_groups,
+                  double* b, double* Q, double* group_sums, std::int64_t* group_counts) {
+  std::fill(b, b + d, 0.0);
+  Eigen::Map<Eigen::MatrixXd> Qout(Q, d, d);
+  Qout.setZero();
+  if (with_groups) {
+    std::fill(group_sums, group_sums + n_groups * d, 0.0);
+    std::fill(group_counts, group_counts + n_groups, std::int64_t{0});
+  }
+  for (const Partial& p : parts) {
+    if (!p.used) continue;
+    for (std::ptrdiff_t j = 0; j < d; ++j) b[j] += p.b[static_cast<std::size_t>(j)];
+    Qout.triangularView<Eigen::Lower>() += p.Q;
+    if (!with_groups) continue;
+    for (std::ptrdiff_t k = 0; k < n_groups * d; ++k) group_sums[k] += p.group_sums[static_cast<std::size_t>(k)];
+    for (std::ptrdiff_t k = 0; k < n_groups; ++k) group_counts[k] += p.counts[static_cast<std::size_t>(k)];
+  }
+  for (std::ptrdiff_t j = 0; j < d; ++j) {
+    for (std::ptrdiff_t k = j + 1; k < d; ++k) Qout(j, k) = Qout(k, j);
+  }
+}
+
+}  // namespace
+
 template <class T>
 void poly2_coefficients(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::ptrdiff_t row_stride,
                         std::ptrdiff_t col_stride, const double* a, const double* c, const std::int64_t* groups,
                         std::ptrdiff_t n_groups, double* b, double* Q, double* group_sums,
                         std::int64_t* group_counts, int n_threads) {
-  if (n < 0 || d < 0) throw std::invalid_argument("poly2_coefficients: X must have non-negative shape");
-  if (n > 0 && d > 0 && X == nullptr) throw std::invalid_argument("poly2_coefficients: X is null");
-  if (n > 0 && (a == nullptr || c == nullptr)) throw std::invalid_argument("poly2_coefficients: a and c are required");
-  if (groups != nullptr && n_groups < 0) throw std::invalid_argument("n_groups must be >= 0 when groups is given");
-  if (groups != nullptr && n_groups > 0 && d > 0 && group_sums == nullptr)
-    throw std::invalid_argument("group_sums output is required with groups");
-  if (groups != nullptr && n_groups > 0 && group_counts == nullptr)
-    throw std::invalid_argument("group_counts output is required with groups");
+  check_arguments(X != nullptr, n, d, a, c, groups, n_groups, group_sums, group_counts);
 
   const int threads = threads_for(static_cast<double>(n) * static_cast<double>(std::max<std::ptrdiff_t>(d, 1)),
                                   kMinElementsPerThread, n_threads);
@@ -238,25 +276,7 @@ void poly2_coefficients(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::ptr
                     parts[static_cast<std::size_t>(k)]);
   });
 
-  std::fill(b, b + d, 0.0);
-  Eigen::Map<Eigen::MatrixXd> Qout(Q, d, d);
-  Qout.setZero();
-  if (groups) {
-    std::fill(group_sums, group_sums + n_groups * d, 0.0);
-    std::fill(group_counts, group_counts + n_groups, std::int64_t{0});
-  }
-  for (const Partial& p : parts) {
-    if (!p.used) continue;
-    for (std::ptrdiff_t j = 0; j < d; ++j) b[j] += p.b[static_cast<std::size_t>(j)];
-    Qout.triangularView<Eigen::Lower>() += p.Q;
-    if (groups) {
-      for (std::ptrdiff_t k = 0; k < n_groups * d; ++k) group_sums[k] += p.group_sums[static_cast<std::size_t>(k)];
-      for (std::ptrdiff_t k = 0; k < n_groups; ++k) group_counts[k] += p.counts[static_cast<std::size_t>(k)];
-    }
-  }
-  for (std::ptrdiff_t j = 0; j < d; ++j) {
-    for (std::ptrdiff_t k = j + 1; k < d; ++k) Qout(j, k) = Qout(k, j);
-  }
+  reduce_parts(parts, d, groups != nullptr, n_groups, b, Q, group_sums, group_counts);
 }
 
 template void poly2_coefficients<float>(const float*, std::ptrdiff_t, std::ptrdiff_t, std::ptrdiff_t,

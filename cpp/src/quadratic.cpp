@@ -143,6 +143,8 @@ struct RitzBound {
 };
 
 RitzBound smallest_ritz(const std::vector<double>& alpha, const std::vector<double>& beta, int k, double beta_next) {
+  // Complexity 19: three short numerical stages (Gershgorin interval, Sturm bisection, inverse iteration on an
+  // LDLᵀ without pivoting) that share the tridiagonal T_k and the interval; each is a few lines of loops.
   double lo = std::numeric_limits<double>::infinity(), hi = -lo, scale = 0.0, bmax = 0.0;
   for (int i = 0; i < k; ++i) {
     const double r = (i ? std::abs(beta[i - 1]) : 0.0) + (i + 1 < k ? std::abs(beta[i]) : 0.0);

@@ -106,26 +106,10 @@ std::uint64_t ChaCha20Bits::uniform_below(std::uint64_t m) {
   }
 }
 
-// U = 0.u1u2... (random bits) against p = num/den = 0.p1p2... (long division): U < p is decided at the first
-// differing bit. Expected 2 bits; exact.
-bool bernoulli_rational(ChaCha20Bits& rng, u128 num, u128 den) {
-  if (num == 0) return false;
-  if (num >= den) return true;
-  if (den <= (std::uint64_t(1) << 62)) {  // same bits, 64-bit arithmetic
-    std::uint64_t r = static_cast<std::uint64_t>(num);
-    const auto dd = static_cast<std::uint64_t>(den);
-    while (true) {
-      r <<= 1;
-      std::uint32_t p_bit = 0;
-      if (r >= dd) {
-        r -= dd;
-        p_bit = 1;
-      }
-      const std::uint32_t u_bit = rng.bits(1);
-      if (u_bit != p_bit) return u_bit < p_bit;
-    }
-  }
-  u128 rem = num;
+// U = 0.u1u2... (random bits) against p = rem/den = 0.p1p2... (long division, 0 < rem < den, 2·den fits in U):
+// U < p is decided at the first differing bit. Expected 2 bits; exact.
+template <class U>
+bool bernoulli_digits(ChaCha20Bits& rng, U rem, U den) {
   while (true) {
     rem <<= 1;
     std::uint32_t p_bit = 0;
@@ -136,6 +120,16 @@ bool bernoulli_rational(ChaCha20Bits& rng, u128 num, u128 den) {
     const std::uint32_t u_bit = rng.bits(1);
     if (u_bit != p_bit) return u_bit < p_bit;
   }
+}
+
+// Bernoulli(num/den), exact: the same bits on 64-bit arithmetic when den <= 2^62.
+bool bernoulli_rational(ChaCha20Bits& rng, u128 num, u128 den) {
+  if (num == 0) return false;
+  if (num >= den) return true;
+  if (den <= (std::uint64_t(1) << 62)) {
+    return bernoulli_digits<std::uint64_t>(rng, static_cast<std::uint64_t>(num), static_cast<std::uint64_t>(den));
+  }
+  return bernoulli_digits<u128>(rng, num, den);
 }
 
 // CKS Algorithm 1 for γ > 1: ⌊γ⌋ independent Bernoulli(exp(−1)) must all be 1, then Bernoulli(exp(−(γ − ⌊γ⌋))).

@@ -24,14 +24,18 @@ namespace {
 
 using sgd_step::require;
 
+// Checks a batch row's index i (of n rows) and its group; returns the group.
+inline std::int64_t checked_group(std::int64_t i, std::ptrdiff_t n, const std::int64_t* groups, std::ptrdiff_t n_groups) {
+  require(i >= 0 && i < n, "batch_rows must index X's rows (0 .. n-1)");
+  const std::int64_t k = groups[i];
+  require(k >= 0 && k < n_groups, "groups must lie in 0 .. len(clip)-1");
+  return k;
+}
+
 // The batch rows' indices and groups, checked (the strided path reads them in clip_group_gradients later).
 void check_batch(const std::int64_t* rows, std::ptrdiff_t m, std::ptrdiff_t n, const std::int64_t* groups,
                  std::ptrdiff_t n_groups) {
-  for (std::ptrdiff_t r = 0; r < m; ++r) {
-    const std::int64_t i = rows[r];
-    require(i >= 0 && i < n, "batch_rows must index X's rows (0 .. n-1)");
-    require(groups[i] >= 0 && groups[i] < n_groups, "groups must lie in 0 .. len(clip)-1");
-  }
+  for (std::ptrdiff_t r = 0; r < m; ++r) checked_group(rows[r], n, groups, n_groups);
 }
 
 // DPSGD-F's count release: rows of each group whose unclipped gradient norm is above / at most clip[k].
@@ -44,9 +48,7 @@ void count_above_below(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::ptrd
   std::fill(below.begin(), below.end(), 0.0);
   for (std::ptrdiff_t t = 0; t < m; ++t) {
     const std::int64_t i = rows[t];
-    require(i >= 0 && i < n, "batch_rows must index X's rows (0 .. n-1)");
-    const std::int64_t k = groups[i];
-    require(k >= 0 && k < n_groups, "groups must lie in 0 .. len(clip)-1");
+    const std::int64_t k = checked_group(i, n, groups, n_groups);
     const T* x = X + i * rs;
     double z = bias;
     for (std::ptrdiff_t j = 0; j < d; ++j) z += static_cast<double>(x[j * cs]) * w[j];
@@ -76,9 +78,7 @@ void residuals_and_norms(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::pt
   norm.resize(static_cast<std::size_t>(m));
   for (std::ptrdiff_t t = 0; t < m; ++t) {
     const std::int64_t i = rows[t];
-    require(i >= 0 && i < n, "batch_rows must index X's rows (0 .. n-1)");
-    const std::int64_t k = groups[i];
-    require(k >= 0 && k < n_groups, "groups must lie in 0 .. len(clip)-1");
+    checked_group(i, n, groups, n_groups);
     const T* x = X + i * rs;
     double z, xx;
     if constexpr (std::is_same<T, double>::value) {  // Eigen's vectorized reductions
@@ -124,8 +124,9 @@ void secure_round_and_noise(ChaCha20Bits& rng, double sigma, double s, double in
 template <class T>
 void dpsgd_epochs(const MatrixView<T>& Xv, const SgdSteps& steps, const SgdConfig& config, double* params,
                   double* step_bounds) {
-  // One loop over the steps, each step in stages (bounds, clipped sum, noisy update) that share its locals; the
-  // stages that do not depend on X's layout are in sgd_step.hpp.
+  // Longer than 60 lines (complexity 24): one loop over the steps, each step in stages (bounds, clipped sum, noisy
+  // update) that share its locals, with the fused/strided and secure/float branches of each stage; the stages that
+  // do not depend on X's layout are in sgd_step.hpp.
   const T* X = Xv.data;
   const std::ptrdiff_t n = Xv.rows, d = Xv.cols, row_stride = Xv.row_stride, col_stride = Xv.col_stride;
   const double *y = steps.y, *clip = steps.clip, *group_weights = steps.group_weights;
@@ -137,7 +138,6 @@ void dpsgd_epochs(const MatrixView<T>& Xv, const SgdSteps& steps, const SgdConfi
                          d, params, batch_offsets, n_steps, learning_rates);
   const double sigma = config.noise_multiplier;
   const double sigma_count = config.count_noise_multiplier;
-  const double b = config.expected_batch_size;
 
   const auto K = static_cast<std::size_t>(n_groups);
   const std::ptrdiff_t width = d + 1;
@@ -183,8 +183,7 @@ void dpsgd_epochs(const MatrixView<T>& Xv, const SgdSteps& steps, const SgdConfi
                           [&](std::ptrdiff_t j, std::ptrdiff_t per_step) { return count_noise_at(t, j, per_step); },
                           bounds, weights);
 
-    // total = Σ_i a_k(i) · g_i · min(1, C_k(i)/‖g_i‖)
-    std::fill(total.begin(), total.end(), 0.0);
+    // total = Σ_i a_k(i) · g_i · min(1, C_k(i)/‖g_i‖) (zeroed by the previous step's update)
     if (fused) {
       using Row = Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, 1>>;
       Eigen::Map<Eigen::VectorXd> acc(total.data(), d);
@@ -210,17 +209,9 @@ void dpsgd_epochs(const MatrixView<T>& Xv, const SgdSteps& steps, const SgdConfi
     }
 
     const double s_step = sgd_step::step_sensitivity(config, bounds, weights, step_bounds + static_cast<std::size_t>(t) * K);
-    double std_dev = 0.0;
-    if (sigma > 0.0) std_dev = sigma * s_step;
     if (secure && sigma > 0.0) secure_round_and_noise(*secure_rng, sigma, s_step, config.grid_inflation, total);
-
-    const double lr = learning_rates[t];
-    const double* z = secure ? nullptr : grad_noise + t * width;
-    for (std::ptrdiff_t j = 0; j < width; ++j) {
-      double g = (secure ? total[static_cast<std::size_t>(j)] : total[static_cast<std::size_t>(j)] + std_dev * z[j]) / b;
-      if (j < d) g += config.l2 * w[j];
-      params[j] -= lr * g;
-    }
+    sgd_step::noisy_update(config, s_step, learning_rates[t], secure ? nullptr : grad_noise + t * width, d, total,
+                           params);
   }
 }
 

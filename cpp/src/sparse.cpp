@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "dpfair/logistic_row.hpp"
+#include "dpfair/packed_rows.hpp"
 #include "dpfair/parallel.hpp"
 #include "dpfair/sgd_step.hpp"
 #include "dpfair/sparse_pairs.hpp"
@@ -17,10 +18,16 @@ namespace dpfair {
 namespace {
 
 using sgd_step::require;
+using csr_rows::CsrRowCheck;
+using csr_rows::PackedRows;
+using csr_rows::RowFault;
+using csr_rows::fault_message;
+using csr_rows::kPrefetchLines;
+using csr_rows::prefetch;
 
 // Multiply-adds (about Σ nnz_i²/2) below which one thread is used; and non-zeros per thread for the gradient sums.
 constexpr double kMinPairsPerThread = 400000.0;
-constexpr std::ptrdiff_t kMinNonzerosPerThread = 100000;
+using csr_rows::kMinNonzerosPerThread;
 
 // Row boundaries of `chunks` chunks holding about equal numbers of non-zeros: rows [bounds[k], bounds[k+1]).
 template <class I>
@@ -69,60 +76,7 @@ void poly2_rows(const CsrView<T, I>& X, std::ptrdiff_t begin, std::ptrdiff_t end
   add_row_pairs(X, begin, end, c + begin, out.L.data(), d, cursor);
 }
 
-// Checks CSR rows one at a time, right before a kernel that visits only some rows reads them: offsets within
-// [0, X.capacity] and ordered, column indices in [0, d), values finite, no column twice (sorted rows need only a
-// comparison with the previous index; an unsorted row marks its columns in a d-vector with a per-row stamp, so a
-// row visited twice is checked twice). The same conditions as check_csr, for O(row non-zeros) per row.
-template <class T, class I>
-class CsrRowCheck {
- public:
-  explicit CsrRowCheck(const CsrView<T, I>& X) : X_(X) {
-    require(X.rows >= 0 && X.cols >= 0 && X.indptr != nullptr, "X must have a non-negative shape and offsets");
-  }
 
-  void operator()(std::int64_t i) {
-    require(i >= 0 && i < X_.rows, "row indices must index X's rows (0 .. n-1)");
-    const I lo = X_.indptr[i], hi = X_.indptr[i + 1];
-    require(lo >= 0 && lo <= hi && static_cast<std::ptrdiff_t>(hi) <= X_.capacity,
-            "X.indptr must be non-decreasing and within the stored values (X.data / X.indices too short)");
-    bool sorted = true;
-    for (I p = lo; p < hi; ++p) {
-      const I j = X_.indices[p];
-      require(j >= 0 && static_cast<std::ptrdiff_t>(j) < X_.cols,
-              "X.indices holds a column index outside 0 .. n_features-1");
-      require(std::isfinite(static_cast<double>(X_.data[p])),
-              "X contains NaN or infinity; remove or impute those values first");
-      if (p > lo && j <= X_.indices[p - 1]) sorted = false;
-    }
-    if (sorted) return;
-    if (seen_.empty()) seen_.assign(static_cast<std::size_t>(X_.cols), 0);
-    ++stamp_;
-    for (I p = lo; p < hi; ++p) {
-      std::int64_t& mark = seen_[static_cast<std::size_t>(X_.indices[p])];
-      require(mark != stamp_, "X has duplicate entries (a column twice in a row); call X.sum_duplicates() first");
-      mark = stamp_;
-    }
-  }
-
- private:
-  const CsrView<T, I>& X_;
-  std::vector<std::int64_t> seen_;
-  std::int64_t stamp_ = 0;
-};
-
-// Software prefetch of a CSR row that will be read a few rows from now (rows of a batch are scattered over X, so
-// reading them is latency-bound without it). Stage 1 asks for row i's two offsets; stage 2, issued when those
-// have arrived, asks for the cache lines of its values and column indices (at most kPrefetchLines each: offsets
-// are not validated yet, and a prefetch never faults). A no-op on compilers without __builtin_prefetch.
-constexpr std::ptrdiff_t kPrefetchLines = 16;
-
-inline void prefetch(const void* p) {
-#if defined(__GNUC__) || defined(__clang__)
-  __builtin_prefetch(p);
-#else
-  (void)p;
-#endif
-}
 
 template <class T, class I>
 inline void prefetch_offsets(const CsrView<T, I>& X, std::int64_t i) {
@@ -177,6 +131,7 @@ inline void read_row(const CsrView<T, I>& X, CsrRowCheck<T, I>& check_row, std::
   csr_dot_and_square(X, static_cast<std::ptrdiff_t>(i), w, dot, sq);
 }
 
+
 template <class T, class I>
 void clip_batch(const CsrView<T, I>& X, const double* y, const double* w, double bias, double ww,
                 const std::int64_t* rows, std::ptrdiff_t begin, std::ptrdiff_t end, const std::int64_t* groups,
@@ -220,6 +175,75 @@ void clip_batch(const CsrView<T, I>& X, const double* y, const double* w, double
     for (I p = X.indptr[i]; p < X.indptr[i + 1]; ++p) s[X.indices[p]] += rs * static_cast<double>(X.data[p]);
     s[d] += rs;
     w_coef[k] += l2 * scale;
+  }
+}
+
+// Residual r = σ(x·w + bias) − y and unclipped gradient norm |r|·sqrt(1 + ‖x‖²) of every row of a batch, the
+// rows read from `packed`, each prefetched kRowsAhead visits ahead (its address 2·kRowsAhead ahead), across step
+// boundaries: the rows of later batches are known, only w changes. (Prefetching a whole batch ahead in one tight
+// loop was measured slower.) Throws the row's recorded fault, if any, when it is read.
+template <class Packed>
+void batch_residuals(const Packed& packed, std::ptrdiff_t n, const std::int64_t* batch_rows, std::int64_t first,
+                     std::ptrdiff_t m, std::int64_t n_visits, const double* params, std::ptrdiff_t d,
+                     std::vector<double>& resid, std::vector<double>& norm) {
+  resid.resize(static_cast<std::size_t>(m));
+  norm.resize(static_cast<std::size_t>(m));
+  for (std::ptrdiff_t r = 0; r < m; ++r) {
+    const std::int64_t pos = first + r;
+    if (pos + 2 * kRowsAhead < n_visits) packed.prefetch_address(batch_rows[pos + 2 * kRowsAhead]);
+    if (pos + kRowsAhead < n_visits) packed.prefetch_lines(batch_rows[pos + kRowsAhead]);
+    const std::int64_t i = batch_rows[pos];
+    require(i >= 0 && i < n, "batch_rows / rows must index X's rows (0 .. n-1)");
+    const auto& h = packed.row(i);
+    require(h.fault == RowFault::none, fault_message(h.fault));
+    double z = 0.0, xx = 0.0;
+    Packed::for_each(h, [&](std::ptrdiff_t j, double v) {
+      z += v * params[j];
+      xx += v * v;
+    });
+    const double res = sigmoid(z + params[d]) - h.y;
+    resid[static_cast<std::size_t>(r)] = res;
+    norm[static_cast<std::size_t>(r)] = std::abs(res) * std::sqrt(1.0 + xx);
+  }
+}
+
+// dpsgd_epochs_csr's loop over the steps, on the packed rows (n rows, d columns).
+template <class Packed>
+void dpsgd_packed(const Packed& packed, std::ptrdiff_t n, std::ptrdiff_t d, const SgdSteps& steps,
+                  const SgdConfig& config, double* params, double* step_bounds) {
+  const std::ptrdiff_t n_groups = steps.n_groups;
+  const auto K = static_cast<std::size_t>(n_groups);
+  const std::ptrdiff_t width = d + 1;
+  const bool clip_weights = std::isfinite(config.weight_bound) && config.weight_bound > 0.0;
+  std::vector<double> total(static_cast<std::size_t>(width), 0.0), bounds(K), weights(K, 1.0), above(K), below(K);
+  std::vector<double> resid, norm;
+  const std::int64_t n_visits = steps.n_steps > 0 ? steps.batch_offsets[steps.n_steps] : 0;
+  for (std::ptrdiff_t t = 0; t < steps.n_steps; ++t) {
+    const std::int64_t first = steps.batch_offsets[t];
+    const std::int64_t* rows = steps.batch_rows + first;
+    const auto m = static_cast<std::ptrdiff_t>(steps.batch_offsets[t + 1] - first);
+    if (clip_weights) sgd_step::clip_weights(params, d, config.weight_bound);
+    batch_residuals(packed, n, steps.batch_rows, first, m, n_visits, params, d, resid, norm);
+    if (config.rule != ClipRule::fixed) sgd_step::count_rows(config, rows, m, steps.groups, steps.clip, norm, above, below);
+    const std::ptrdiff_t per_step = (config.rule == ClipRule::dpsgdf ? 2 : 1) * n_groups;
+    const double* u = steps.count_noise != nullptr ? steps.count_noise + t * per_step : nullptr;
+    sgd_step::rule_bounds(config, steps.clip, steps.group_weights, n_groups, above, below,
+                          [&](std::ptrdiff_t j, std::ptrdiff_t) { return config.count_noise_multiplier * u[j]; },
+                          bounds, weights);
+    // total = Σ_i a_k(i)·g_i·min(1, C_k(i)/‖g_i‖): a dense vector written only at the batch's non-zeros (zeroed
+    // again by the update, which reads it, so no separate O(d) clear).
+    double total_bias = 0.0;
+    for (std::ptrdiff_t r = 0; r < m; ++r) {
+      const auto& h = packed.row(rows[r]);
+      const double coef = sgd_step::clipped_coef(static_cast<std::size_t>(h.group), static_cast<std::size_t>(r),
+                                                 weights, bounds, resid, norm);
+      if (coef == 0.0) continue;
+      Packed::for_each(h, [&](std::ptrdiff_t j, double v) { total[static_cast<std::size_t>(j)] += coef * v; });
+      total_bias += coef;
+    }
+    total[static_cast<std::size_t>(d)] = total_bias;
+    const double s_step = sgd_step::step_sensitivity(config, bounds, weights, step_bounds + static_cast<std::size_t>(t) * K);
+    sgd_step::noisy_update(config, s_step, steps.learning_rates[t], steps.grad_noise + t * width, d, total, params);
   }
 }
 
@@ -364,77 +388,61 @@ void clip_group_gradients_csr(const CsrView<T, I>& X, const double* y, const dou
 template <class T, class I>
 void dpsgd_epochs_csr(const CsrView<T, I>& X, const SgdSteps& steps, const SgdConfig& config, double* params,
                       double* step_bounds) {
-  // Longer than 60 lines: one loop over the steps whose stages (residuals, bounds, clipped sum, noisy update) share
-  // the step's locals; the layout-independent stages are in sgd_step.hpp, shared with the dense loop.
-  const double *y = steps.y, *clip = steps.clip, *group_weights = steps.group_weights;
-  const double *learning_rates = steps.learning_rates, *grad_noise = steps.grad_noise, *count_noise = steps.count_noise;
-  const std::int64_t *groups = steps.groups, *batch_rows = steps.batch_rows, *batch_offsets = steps.batch_offsets;
-  const std::ptrdiff_t n_groups = steps.n_groups, n_steps = steps.n_steps;
-  const std::ptrdiff_t d = X.cols;
-  sgd_step::check_inputs(config, n_groups, clip, group_weights, count_noise != nullptr, d, params, batch_offsets,
-                         n_steps, learning_rates);
-  const double sigma = config.noise_multiplier;
-  const double b = config.expected_batch_size;
+  sgd_step::check_inputs(config, steps.n_groups, steps.clip, steps.group_weights, steps.count_noise != nullptr, X.cols,
+                         params, steps.batch_offsets, steps.n_steps, steps.learning_rates);
+  require(X.rows >= 0 && X.indptr != nullptr, "X must have a non-negative shape and offsets");
+  require(steps.n_groups <= std::numeric_limits<std::int32_t>::max(), "too many groups (at most 2^31 - 1)");
+  csr_rows::with_packed_rows(X, steps.y, steps.groups, steps.n_groups, [&](const auto& packed) {
+    dpsgd_packed(packed, X.rows, X.cols, steps, config, params, step_bounds);
+  });
+}
 
-  const auto K = static_cast<std::size_t>(n_groups);
-  const std::ptrdiff_t width = d + 1;
-  const bool clip_weights = std::isfinite(config.weight_bound) && config.weight_bound > 0.0;
-  std::vector<double> total(static_cast<std::size_t>(width), 0.0), bounds(K), weights(K, 1.0), above(K), below(K);
-  std::vector<double> resid, norm;
-  double* w = params;
-  CsrRowCheck<T, I> check_row(X);
-  const std::int64_t n_visits = n_steps > 0 ? batch_offsets[n_steps] : 0;
+namespace {
 
-  for (std::ptrdiff_t t = 0; t < n_steps; ++t) {
-    const std::int64_t* rows = batch_rows + batch_offsets[t];
-    const std::ptrdiff_t m = static_cast<std::ptrdiff_t>(batch_offsets[t + 1] - batch_offsets[t]);
-
-    if (clip_weights) sgd_step::clip_weights(w, d, config.weight_bound);
-    // Residual r_i = σ(z_i) − y_i and unclipped norm |r_i|·sqrt(1 + ‖x_i‖²) of every batch row.
-    resid.resize(static_cast<std::size_t>(m));
-    norm.resize(static_cast<std::size_t>(m));
-    for (std::ptrdiff_t r = 0; r < m; ++r) {
-      // Prefetch across step boundaries: the rows of later batches are known, only w changes.
-      prefetch_ahead(X, batch_rows, batch_offsets[t] + r, n_visits);
-      const std::int64_t i = rows[r];
-      double z, xx;
-      read_row(X, check_row, i, groups, n_groups, y, w, z, xx);
-      const double res = sigmoid(z + params[d]) - y[i];
-      resid[static_cast<std::size_t>(r)] = res;
-      norm[static_cast<std::size_t>(r)] = std::abs(res) * std::sqrt(1.0 + xx);
+// csr_in_domain's test of row i: bounds and one-hot groups of its stored values (counted per column in `stored`;
+// hit[g] = the last row with a 1 in group g), then the row-norm caps.
+template <class T, class I>
+bool row_in_domain(const CsrView<T, I>& X, std::ptrdiff_t i, const double* lower, const double* upper,
+                   const std::int64_t* group_of, double l1_cap, double l2_cap, std::vector<std::int64_t>& stored,
+                   std::vector<std::int64_t>& hit) {
+  const I lo = X.indptr[i], hi = X.indptr[i + 1];
+  require(lo <= hi && static_cast<std::ptrdiff_t>(hi) <= X.capacity,
+          "X.indptr must be non-decreasing and within the stored values (X.data / X.indices too short)");
+  double l1 = 0.0, sq = 0.0;
+  for (I p = lo; p < hi; ++p) {
+    const I j = X.indices[p];
+    require(j >= 0 && static_cast<std::ptrdiff_t>(j) < X.cols, "X.indices holds a column index outside 0 .. n_features-1");
+    const double v = static_cast<double>(X.data[p]);
+    if (!(v >= lower[j] && v <= upper[j])) return false;
+    ++stored[static_cast<std::size_t>(j)];
+    const std::int64_t g = group_of[j];
+    if (g >= 0 && v != 0.0) {
+      std::int64_t& last = hit[static_cast<std::size_t>(g)];
+      if (v != 1.0 || last == i) return false;  // not 0/1, or a second 1 in this group and row
+      last = i;
     }
-
-    if (config.rule != ClipRule::fixed) sgd_step::count_rows(config, rows, m, groups, clip, norm, above, below);
-    const double* u = count_noise != nullptr ? count_noise + t * (config.rule == ClipRule::dpsgdf ? 2 : 1) * n_groups : nullptr;
-    sgd_step::rule_bounds(config, clip, group_weights, n_groups, above, below,
-                          [&](std::ptrdiff_t j, std::ptrdiff_t) { return config.count_noise_multiplier * u[j]; },
-                          bounds, weights);
-
-    // total = Σ_i a_k(i)·g_i·min(1, C_k(i)/‖g_i‖): a dense vector written only at the batch's non-zeros (it is
-    // zeroed again below, while the update reads it, so no separate O(d) clear).
-    double total_bias = 0.0;
-    for (std::ptrdiff_t r = 0; r < m; ++r) {
-      const std::int64_t i = rows[r];
-      const double coef = sgd_step::clipped_coef(static_cast<std::size_t>(groups[i]), static_cast<std::size_t>(r),
-                                                 weights, bounds, resid, norm);
-      if (coef == 0.0) continue;
-      for (I p = X.indptr[i]; p < X.indptr[i + 1]; ++p) total[static_cast<std::size_t>(X.indices[p])] += coef * static_cast<double>(X.data[p]);
-      total_bias += coef;
-    }
-    total[static_cast<std::size_t>(d)] = total_bias;
-
-    const double s_step = sgd_step::step_sensitivity(config, bounds, weights, step_bounds + static_cast<std::size_t>(t) * K);
-    const double std_dev = sigma > 0.0 ? sigma * s_step : 0.0;
-
-    const double lr = learning_rates[t];
-    const double* z = grad_noise + t * width;
-    for (std::ptrdiff_t j = 0; j < width; ++j) {
-      double g = (total[static_cast<std::size_t>(j)] + std_dev * z[j]) / b;
-      if (j < d) g += config.l2 * w[j];
-      params[j] -= lr * g;
-      total[static_cast<std::size_t>(j)] = 0.0;
-    }
+    l1 += std::abs(v);
+    sq += v * v;
   }
+  return l1 <= l1_cap && std::sqrt(sq) <= l2_cap;
+}
+
+}  // namespace
+
+template <class T, class I>
+bool csr_in_domain(const CsrView<T, I>& X, const double* lower, const double* upper, const std::int64_t* group_of,
+                   std::ptrdiff_t n_groups, double l1_cap, double l2_cap) {
+  const std::ptrdiff_t n = X.rows, d = X.cols;
+  require(n >= 0 && d >= 0 && X.indptr != nullptr && X.indptr[0] == 0, "X must have a shape and offsets from 0");
+  for (std::ptrdiff_t j = 0; j < d; ++j) require(group_of[j] < n_groups, "group_of must lie in -1 .. n_groups-1");
+  std::vector<std::int64_t> stored(static_cast<std::size_t>(d), 0), hit(static_cast<std::size_t>(n_groups), -1);
+  for (std::ptrdiff_t i = 0; i < n; ++i) {
+    if (!row_in_domain(X, i, lower, upper, group_of, l1_cap, l2_cap, stored, hit)) return false;
+  }
+  for (std::ptrdiff_t j = 0; j < d; ++j) {  // a column with an implicit zero needs 0 within its bounds
+    if (stored[static_cast<std::size_t>(j)] < n && !(lower[j] <= 0.0 && upper[j] >= 0.0)) return false;
+  }
+  return true;
 }
 
 #define DPFAIR_SPARSE_INSTANTIATE(T, I)                                                                             \
@@ -446,7 +454,9 @@ void dpsgd_epochs_csr(const CsrView<T, I>& X, const SgdSteps& steps, const SgdCo
                                                const std::int64_t*, std::ptrdiff_t, const std::int64_t*,            \
                                                const double*, std::ptrdiff_t, double, double, double*,              \
                                                std::int64_t*, std::int64_t*, int);                                  \
-  template void dpsgd_epochs_csr<T, I>(const CsrView<T, I>&, const SgdSteps&, const SgdConfig&, double*, double*);
+  template void dpsgd_epochs_csr<T, I>(const CsrView<T, I>&, const SgdSteps&, const SgdConfig&, double*, double*); \
+  template bool csr_in_domain<T, I>(const CsrView<T, I>&, const double*, const double*, const std::int64_t*,        \
+                                    std::ptrdiff_t, double, double);
 DPFAIR_SPARSE_INSTANTIATE(float, std::int32_t)
 DPFAIR_SPARSE_INSTANTIATE(float, std::int64_t)
 DPFAIR_SPARSE_INSTANTIATE(double, std::int32_t)

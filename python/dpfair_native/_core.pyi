@@ -134,6 +134,18 @@ def poly2_coefficients_csr(
     n_groups: Optional[int],
     n_threads: int,
 ) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.int64]]: ...
+def csr_in_domain(
+    data: npt.NDArray[np.floating],
+    indices: npt.NDArray[np.integer],
+    indptr: npt.NDArray[np.integer],
+    n_features: int,
+    lower: npt.NDArray[np.float64],
+    upper: npt.NDArray[np.float64],
+    group_of: npt.NDArray[np.int64],
+    n_groups: int,
+    l1_cap: float = ...,
+    l2_cap: float = ...,
+) -> bool: ...
 def clip_group_gradients_csr(
     data: npt.NDArray[np.floating],
     indices: npt.NDArray[np.integer],

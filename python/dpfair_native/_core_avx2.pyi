@@ -8,6 +8,7 @@ from ._core import clip_group_gradients_csr as clip_group_gradients_csr
 from ._core import constrained_sgd_epochs as constrained_sgd_epochs
 from ._core import constrained_sgd_epochs_csr as constrained_sgd_epochs_csr
 from ._core import contingency_g2 as contingency_g2
+from ._core import csr_in_domain as csr_in_domain
 from ._core import discrete_gaussian_noise as discrete_gaussian_noise
 from ._core import discrete_laplace_noise as discrete_laplace_noise
 from ._core import dpsgd_epochs as dpsgd_epochs

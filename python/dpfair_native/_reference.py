@@ -684,6 +684,55 @@ def clip_group_gradients_csr(X, y, w, bias, rows, groups, clip, threshold, l2):
     n_above = np.bincount(gb[above], minlength=n_groups).astype(np.int64)
     n_below = np.bincount(gb[~above], minlength=n_groups).astype(np.int64)
     return sums, n_above, n_below
+def csr_in_domain(X, lower, upper, groups, l1_cap, l2_cap, pair_sums=None):
+    """kernels.csr_in_domain on a canonical CSR X, in chunks of stored values (temporaries ~10 MB, not nnz-sized)."""
+    n, d = X.shape
+    if n == 0:
+        return True
+    cols, vals = X.indices, X.data
+    chunk = 1 << 20
+    with np.errstate(invalid="ignore"):  # NaN fails every comparison, as it should
+        for k in range(0, vals.size, chunk):
+            c, v = cols[k:k + chunk], vals[k:k + chunk]
+            if not (np.all(v >= lower[c]) and np.all(v <= upper[c])):
+                return False
+        has_zero = np.bincount(cols, minlength=d) < n  # some row stores nothing (an implicit zero) in the column
+        if np.any(has_zero & ((lower > 0.0) | (upper < 0.0))):
+            return False
+        if groups and not _csr_groups_one_hot(X, groups, pair_sums):
+            return False
+        if np.isfinite(l1_cap) or np.isfinite(l2_cap):
+            rows = np.repeat(np.arange(n), np.diff(X.indptr))
+            l1 = np.bincount(rows, weights=np.abs(vals), minlength=n)
+            l2 = np.sqrt(np.bincount(rows, weights=np.square(vals), minlength=n))
+            if np.any(l1 > l1_cap) or np.any(l2 > l2_cap):
+                return False
+    return True
+
+
+def _csr_groups_one_hot(X, groups, pair_sums):
+    """The one-hot groups' columns of CSR X store only 0/1, at most one 1 per group and row (from pair_sums, a
+    positive multiple of XᵀX, when given: a sum of non-negative 0/1 products is 0 iff every product is)."""
+    n, d = X.shape
+    group_of = np.full(d, -1, dtype=np.int64)
+    for k, g in enumerate(groups):
+        group_of[g] = k
+    in_group = group_of >= 0
+    cols, vals = X.indices, X.data
+    chunk = 1 << 20
+    for k in range(0, vals.size, chunk):
+        v = vals[k:k + chunk][in_group[cols[k:k + chunk]]]
+        if not np.all((v == 0.0) | (v == 1.0)):
+            return False
+    if pair_sums is not None:
+        S = np.asarray(pair_sums)
+        return not any(len(g) > 1 and np.any(S[np.ix_(g, g)][~np.eye(len(g), dtype=bool)] != 0.0) for g in groups)
+    rows = np.repeat(np.arange(n), np.diff(X.indptr))
+    keep = in_group[cols] & (vals != 0.0)
+    key = rows[keep] * len(groups) + group_of[cols[keep]]
+    return not (key.size and np.bincount(key).max() > 1)
+
+
 def constrained_sgd_epochs(X, y, groups, events, active, batch_rows, batch_offsets, learning_rates, grad_noise,
                            hist_noise, config, avg_start, step_index, avg_count, params, lambdas, hist, avg):
     """Fairness-constrained DP-SGD steps (proxy Lagrangian), step by step as in cpp/src/constrained_sgd.cpp.

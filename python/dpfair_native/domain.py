@@ -492,61 +492,17 @@ def _is_sparse(X) -> bool:
     return type(X).__module__.startswith("scipy.sparse") and hasattr(X, "tocsr")
 
 
-def _sparse_row_norms(self, X):
-    """(L1, L2) norms of the rows of a CSR X (stored values only: implicit zeros add nothing)."""
-    n = X.shape[0]
-    rows = np.repeat(np.arange(n), np.diff(X.indptr))
-    l1 = np.bincount(rows, weights=np.abs(X.data), minlength=n)
-    l2 = np.sqrt(np.bincount(rows, weights=np.square(X.data), minlength=n))
-    return l1, l2
-
-
 def _contains_all_sparse(self, X, pair_sums=None) -> bool:
-    """contains_all for a scipy.sparse X: the implicit zeros count as values (they must lie in every bound)."""
+    """contains_all for a scipy.sparse X: the implicit zeros count as values (they must lie in every bound). One
+    pass over the stored values by the native kernel when the extension is built, else its NumPy twin."""
+    from . import kernels  # lazily: kernels imports modules that import this one
+
     X = X.tocsr()
     if len(X.shape) != 2 or X.shape[1] != self.d:
         raise ValueError(f"X must be 2-D with {self.d} columns (the domain's d), got shape {X.shape}")
-    n = X.shape[0]
-    if n == 0:
-        return True
-    cols = X.indices
-    vals = X.data
-    chunk = 1 << 20  # stored values per step: the temporaries stay ~10 MB, not a multiple of the input
-    with np.errstate(invalid="ignore"):
-        for k in range(0, vals.size, chunk):
-            c, v = cols[k:k + chunk], vals[k:k + chunk]
-            if not (np.all(v >= self._lower[c]) and np.all(v <= self._upper[c])):
-                return False
-        counts = np.bincount(cols, minlength=self.d)
-        has_zero = counts < n  # a column with an implicit zero somewhere (or an explicit zero, also checked below)
-        if np.any(has_zero & ((self._lower > 0.0) | (self._upper < 0.0))):
-            return False
-        if self._groups:
-            in_group = np.zeros(self.d, dtype=bool)
-            in_group[self._group_columns()] = True
-            for k in range(0, vals.size, chunk):
-                v = vals[k:k + chunk][in_group[cols[k:k + chunk]]]
-                if not np.all((v == 0.0) | (v == 1.0)):
-                    return False
-            if pair_sums is not None:
-                if _pair_sums_break_groups(self._groups, pair_sums):
-                    return False
-            else:
-                group_of = np.full(self.d, -1, dtype=np.int64)
-                for k, g in enumerate(self._groups):
-                    group_of[list(g)] = k
-                rows = np.repeat(np.arange(n), np.diff(X.indptr))
-                keep = in_group[cols] & (vals != 0.0)
-                key = rows[keep] * len(self._groups) + group_of[cols[keep]]
-                if key.size and np.bincount(key).max() > 1:
-                    return False
-        if self._capped:
-            l1, l2 = _sparse_row_norms(self, X)
-            if self._l1_cap is not None and np.any(l1 > self._l1_cap):
-                return False
-            if self._l2_cap is not None and np.any(l2 > self._l2_cap):
-                return False
-    return True
+    backend = "native" if kernels.native_available() else "numpy"
+    return kernels.csr_in_domain(X, self._lower, self._upper, [list(g) for g in self._groups], self._l1_cap,
+                                 self._l2_cap, pair_sums=pair_sums, backend=backend)
 
 
 def _project_sparse(self, X, policy: str):

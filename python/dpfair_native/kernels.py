@@ -857,7 +857,37 @@ def _csr_arrays(X):
     return X.data, indices, indptr, int(X.shape[1])
 
 
-__all__ += ["is_sparse"]
+def csr_in_domain(X, lower, upper, groups=(), l1_cap=None, l2_cap=None, *, pair_sums=None,
+                  backend: Backend = "native") -> bool:
+    """True when every row of a scipy.sparse X, its implicit zeros included, lies in a declared feature domain.
+
+    The test of :meth:`dpfair_native.domain.FeatureDomain.contains_all` on sparse rows, in one pass over the stored
+    values: ``lower[j] <= x_ij <= upper[j]`` for every stored value, and ``lower[j] <= 0 <= upper[j]`` for every
+    column with fewer than n stored values (some row holds an implicit zero there); a column of a one-hot group
+    (``groups``: a sequence of column-index sequences, disjoint) stores only 0 or 1, with at most one non-zero per
+    group and row; row norms ``sum_j |x_ij| <= l1_cap`` and ``sqrt(sum_j x_ij²) <= l2_cap`` (None: no cap). NaN
+    fails every test. Exact comparisons; X is never densified. ``pair_sums`` (optional, a positive multiple of
+    XᵀX) lets the NumPy twin read the one-hot test from its within-group entries instead of per-row counts (less
+    memory); the native pass counts per row either way.
+    """
+    _check_backend(backend)
+    X = _csr_matrix(X, "X")
+    d = X.shape[1]
+    lower = _float_vector(lower, d, "lower")
+    upper = _float_vector(upper, d, "upper")
+    group_of = np.full(d, -1, dtype=np.int64)
+    groups = [np.asarray(g, dtype=np.int64).ravel() for g in groups]
+    for k, g in enumerate(groups):
+        if g.size and (g.min() < 0 or g.max() >= d or np.any(group_of[g] >= 0)):
+            raise ValueError("groups must be disjoint sequences of column indices in 0 .. n_features-1")
+        group_of[g] = k
+    caps = [np.inf if c is None else float(c) for c in (l1_cap, l2_cap)]
+    if backend == "numpy":
+        return _reference.csr_in_domain(X, lower, upper, groups, *caps, pair_sums)
+    return bool(_native().csr_in_domain(*_csr_arrays(X), lower, upper, group_of, len(groups), *caps))
+
+
+__all__ += ["is_sparse", "csr_in_domain"]
 class ConstrainedSgdState(NamedTuple):
     """State of :func:`constrained_sgd_epochs` carried from one call to the next."""
 

@@ -148,5 +148,21 @@ inline double step_sensitivity(const SgdConfig& config, const std::vector<double
   return config.noise == NoiseRule::shared ? s_max : std::sqrt(s_sq);
 }
 
+// The step's update params -= lr·((S + std·z)/b + l2·[w, 0]) with S = total (d + 1 values), std = σ·s_step and z
+// the step's d + 1 standard normals (nullptr: S already holds its noise, as secure mode releases it); total is
+// zeroed for the next step.
+inline void noisy_update(const SgdConfig& config, double s_step, double lr, const double* z, std::ptrdiff_t d,
+                         std::vector<double>& total, double* params) {
+  const double std_dev = config.noise_multiplier > 0.0 ? config.noise_multiplier * s_step : 0.0;
+  const double b = config.expected_batch_size;
+  for (std::ptrdiff_t j = 0; j <= d; ++j) {
+    double& s = total[static_cast<std::size_t>(j)];
+    double g = (z != nullptr ? s + std_dev * z[j] : s) / b;
+    if (j < d) g += config.l2 * params[j];
+    params[j] -= lr * g;
+    s = 0.0;
+  }
+}
+
 }  // namespace sgd_step
 }  // namespace dpfair

@@ -57,6 +57,17 @@ void dpsgd_epochs_csr(const CsrView<T, I>& X, const SgdSteps& steps, const SgdCo
 template <class T, class I>
 LogisticNewtonResult logistic_newton_csr(const CsrView<T, I>& X, const double* y, const LogisticNewtonOptions& options);
 
+// Whether every row of X, its implicit zeros included, lies in a declared feature domain (FeatureDomain's
+// contains_all on CSR, in one pass over the stored values): lower[j] <= x_ij <= upper[j] for every stored value,
+// and lower[j] <= 0 <= upper[j] for a column with fewer than n stored values (some row holds an implicit zero);
+// a column of a one-hot group (group_of[j] = its group in 0 .. n_groups-1; -1: none) stores only 0 or 1, with at
+// most one non-zero per group and row; sum_j |x_ij| <= l1_cap and sqrt(sum_j x_ij^2) <= l2_cap (+inf: no cap),
+// the sums taken in the row's stored order. NaN fails every test. Throws std::invalid_argument on a malformed X
+// (offsets or column indices out of range) only; stops at the first row outside the domain.
+template <class T, class I>
+bool csr_in_domain(const CsrView<T, I>& X, const double* lower, const double* upper, const std::int64_t* group_of,
+                   std::ptrdiff_t n_groups, double l1_cap, double l2_cap);
+
 #define DPFAIR_SPARSE_EXTERN(T, I)                                                                                   \
   extern template void check_csr<T, I>(CsrView<T, I>&);                                                              \
   extern template void poly2_coefficients_csr<T, I>(const CsrView<T, I>&, const double*, const double*,              \
@@ -69,7 +80,9 @@ LogisticNewtonResult logistic_newton_csr(const CsrView<T, I>& X, const double* y
   extern template void dpsgd_epochs_csr<T, I>(const CsrView<T, I>&, const SgdSteps&, const SgdConfig&, double*,    \
                                               double*);                                                              \
   extern template LogisticNewtonResult logistic_newton_csr<T, I>(const CsrView<T, I>&, const double*,                \
-                                                                 const LogisticNewtonOptions&);
+                                                                 const LogisticNewtonOptions&);          \
+  extern template bool csr_in_domain<T, I>(const CsrView<T, I>&, const double*, const double*, const std::int64_t*, \
+                                           std::ptrdiff_t, double, double);
 DPFAIR_SPARSE_EXTERN(float, std::int32_t)
 DPFAIR_SPARSE_EXTERN(float, std::int64_t)
 DPFAIR_SPARSE_EXTERN(double, std::int32_t)

@@ -1,0 +1,228 @@
+// CSR rows read one at a time by kernels that visit only some rows (the DP-SGD loops): per-row checks that record
+// or throw a row's first fault, and PackedRows, a copy of X laid out for reads scattered over the rows. Internal to
+// the core (not part of the public C++ API).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <new>
+#include <stdexcept>
+#include <vector>
+
+#include "dpfair/parallel.hpp"
+#include "dpfair/sparse.hpp"
+
+namespace dpfair {
+namespace csr_rows {
+
+inline void require(bool ok, const char* message) {
+  if (!ok) throw std::invalid_argument(message);
+}
+
+// Non-zeros per thread below which the CSR kernels (and PackedRows) use one thread.
+constexpr std::ptrdiff_t kMinNonzerosPerThread = 100000;
+
+// What is wrong with one CSR row, in the order the checks run (RowFault::none: nothing); the messages are
+// fault_message's. group and label are the DP-SGD loop's checks of the row's group and label.
+enum class RowFault : std::uint32_t { none = 0, offsets, column, nonfinite, duplicate, group, label };
+
+inline const char* fault_message(RowFault fault) {
+  static constexpr const char* kMessages[] = {
+      "no fault",
+      "X.indptr must be non-decreasing and within the stored values (X.data / X.indices too short)",
+      "X.indices holds a column index outside 0 .. n_features-1",
+      "X contains NaN or infinity; remove or impute those values first",
+      "X has duplicate entries (a column twice in a row); call X.sum_duplicates() first",
+      "groups must lie in 0 .. len(clip)-1",
+      "X or y contains NaN or infinity in a batch row",
+  };
+  return kMessages[static_cast<std::size_t>(fault)];
+}
+
+// Checks CSR rows one at a time, right before a kernel that visits only some rows reads them: offsets within
+// [0, X.capacity] and ordered, column indices in [0, d), values finite, no column twice (sorted rows need only a
+// comparison with the previous index; an unsorted row marks its columns in a d-vector with a per-row stamp, so a
+// row visited twice is checked twice). The same conditions as check_csr, for O(row non-zeros) per row.
+template <class T, class I>
+class CsrRowCheck {
+ public:
+  explicit CsrRowCheck(const CsrView<T, I>& X) : X_(X) {
+    require(X.rows >= 0 && X.cols >= 0 && X.indptr != nullptr, "X must have a non-negative shape and offsets");
+  }
+
+  void operator()(std::int64_t i) {
+    require(i >= 0 && i < X_.rows, "row indices must index X's rows (0 .. n-1)");
+    const RowFault f = fault(i);
+    require(f == RowFault::none, fault_message(f));
+  }
+
+  // The first fault of row i (0 <= i < n), or RowFault::none.
+  RowFault fault(std::int64_t i) {
+    const I lo = X_.indptr[i], hi = X_.indptr[i + 1];
+    if (!(lo >= 0 && lo <= hi && static_cast<std::ptrdiff_t>(hi) <= X_.capacity)) return RowFault::offsets;
+    bool sorted = true;
+    for (I p = lo; p < hi; ++p) {
+      const I j = X_.indices[p];
+      if (!(j >= 0 && static_cast<std::ptrdiff_t>(j) < X_.cols)) return RowFault::column;
+      if (!std::isfinite(static_cast<double>(X_.data[p]))) return RowFault::nonfinite;
+      if (p > lo && j <= X_.indices[p - 1]) sorted = false;
+    }
+    if (sorted) return RowFault::none;
+    if (seen_.empty()) seen_.assign(static_cast<std::size_t>(X_.cols), 0);
+    ++stamp_;
+    for (I p = lo; p < hi; ++p) {
+      std::int64_t& mark = seen_[static_cast<std::size_t>(X_.indices[p])];
+      if (mark == stamp_) return RowFault::duplicate;
+      mark = stamp_;
+    }
+    return RowFault::none;
+  }
+
+ private:
+  const CsrView<T, I>& X_;
+  std::vector<std::int64_t> seen_;
+  std::int64_t stamp_ = 0;
+};
+
+// Software prefetch of a CSR row that will be read a few rows from now (rows of a batch are scattered over X, so
+// reading them is latency-bound without it). Stage 1 asks for row i's two offsets; stage 2, issued when those
+// have arrived, asks for the cache lines of its values and column indices (at most kPrefetchLines each: offsets
+// are not validated yet, and a prefetch never faults). A no-op on compilers without __builtin_prefetch.
+constexpr std::ptrdiff_t kPrefetchLines = 16;
+
+inline void prefetch(const void* p) {
+#if defined(__GNUC__) || defined(__clang__)
+  __builtin_prefetch(p);
+#else
+  (void)p;
+#endif
+}
+
+// The DP-SGD loop's copy of X's rows with their labels and groups, packed for reads scattered over X. A batch row
+// of the census-style data (34 non-zeros, 30 of them one-hot 1.0) spans about 12 cache lines in CSR (offsets,
+// values, indices, y, groups, each at its own random address); reading 256 such rows per step was latency-bound
+// (~950 ns per row, software prefetch included). Here row i is one 64-byte aligned record — a Header, the row's
+// values that are not exactly 1.0 (as T), then the column indices (as C) of those values and after them of the
+// row's 1.0 entries, each part in CSR order — so the same row spans 2 lines, and the loops over it need no
+// branch. Built per call by one sequential pass over X (split over the hardware's threads); each row's fault
+// (CsrRowCheck's order, then its group, then its label) is recorded, not thrown, so only the rows the loop visits
+// can fail, as before. Sums over a row add its other values first, then its 1.0s (a different rounding order than
+// over the CSR row, within the kernels' tolerances). C: std::uint16_t when d <= 2^16, else std::uint32_t.
+// y or groups may be nullptr (then Header::y / group are 0 and never a fault).
+template <class T, class C>
+class PackedRows {
+ public:
+  struct Header {
+    double y;
+    std::uint32_t count, n_values;  // non-zeros; of them stored values
+    std::int32_t group;
+    RowFault fault;
+  };
+
+  template <class I>
+  PackedRows(const CsrView<T, I>& X, const double* y, const std::int64_t* groups, std::ptrdiff_t n_groups)
+      : rows_(static_cast<std::size_t>(X.rows)) {
+    require(static_cast<std::uint64_t>(X.cols) <= std::uint64_t{1} << (8 * sizeof(C)), "n_features must be <= 2^32");
+    const double nnz = X.rows > 0 ? static_cast<double>(X.indptr[X.rows]) : 0.0;
+    const int threads = threads_for(nnz, static_cast<double>(kMinNonzerosPerThread), 0);
+    parts_.resize(static_cast<std::size_t>(threads));
+    parallel_for(X.rows, threads, [&](int k, std::ptrdiff_t begin, std::ptrdiff_t end) {
+      pack(X, y, groups, n_groups, begin, end, parts_[static_cast<std::size_t>(k)]);
+    });
+    // rows_ held each row's line index in its part; now its address, with its line count (at most 63) in the
+    // six low bits that the 64-byte alignment leaves free.
+    parallel_for(X.rows, threads, [&](int k, std::ptrdiff_t begin, std::ptrdiff_t end) {
+      const auto base = reinterpret_cast<std::uintptr_t>(parts_[static_cast<std::size_t>(k)].data());
+      for (std::ptrdiff_t i = begin; i < end; ++i) rows_[static_cast<std::size_t>(i)] += base;
+    });
+  }
+
+  const Header& row(std::int64_t i) const {
+    return *reinterpret_cast<const Header*>(rows_[static_cast<std::size_t>(i)] & ~std::uintptr_t{63});
+  }
+
+  // Asks for row i's address (stage 1) or its lines (stage 2, once the address has arrived).
+  void prefetch_address(std::int64_t i) const {
+    if (i >= 0 && i < static_cast<std::int64_t>(rows_.size())) prefetch(&rows_[static_cast<std::size_t>(i)]);
+  }
+  void prefetch_lines(std::int64_t i) const {
+    if (i < 0 || i >= static_cast<std::int64_t>(rows_.size())) return;
+    const std::uintptr_t r = rows_[static_cast<std::size_t>(i)];
+    const auto* line = reinterpret_cast<const Line*>(r & ~std::uintptr_t{63});
+    for (std::uintptr_t l = 0; l < std::min<std::uintptr_t>(r & 63, kPrefetchLines); ++l) prefetch(line + l);
+  }
+
+  // f(column, value) for each non-zero of the row: its values other than 1.0, then its 1.0s (each in CSR order).
+  template <class F>
+  static void for_each(const Header& h, F&& f) {
+    const T* values = reinterpret_cast<const T*>(&h + 1);
+    const C* columns = reinterpret_cast<const C*>(values + h.n_values);
+    for (std::uint32_t e = 0; e < h.n_values; ++e) {
+      f(static_cast<std::ptrdiff_t>(columns[e]), static_cast<double>(values[e]));
+    }
+    for (std::uint32_t e = h.n_values; e < h.count; ++e) f(static_cast<std::ptrdiff_t>(columns[e]), 1.0);
+  }
+
+ private:
+  struct alignas(64) Line {
+    unsigned char bytes[64];
+  };
+
+  // Packs rows [begin, end) into `out`, leaving in rows_[i] row i's first line in `out` plus its line count.
+  // (Measured slower on this machine, so not used: one uninitialized buffer sized from the offsets' upper bound,
+  // ~25% more per DP-SGD fit; huge pages for it, twice the fault-in time and no faster reads.)
+  template <class I>
+  void pack(const CsrView<T, I>& X, const double* y, const std::int64_t* groups, std::ptrdiff_t n_groups,
+            std::ptrdiff_t begin, std::ptrdiff_t end, std::vector<Line>& out) {
+    // Complexity 17: the row's faults in their order (each recorded, not thrown) and the split of its values from its
+    // 1.0s, one sequential pass.
+    CsrRowCheck<T, I> check(X);
+    for (std::ptrdiff_t i = begin; i < end; ++i) {
+      RowFault fault = check.fault(i);
+      const I lo = fault == RowFault::offsets ? 0 : X.indptr[i];
+      const I hi = fault == RowFault::offsets ? 0 : X.indptr[i + 1];
+      require(static_cast<std::uint64_t>(hi - lo) < (std::uint64_t{1} << 32), "a CSR row holds 2^32 non-zeros or more");
+      std::uint32_t n_values = 0;
+      for (I p = lo; p < hi; ++p) n_values += static_cast<double>(X.data[p]) != 1.0;
+      const std::size_t bytes = sizeof(Header) + n_values * sizeof(T) + static_cast<std::size_t>(hi - lo) * sizeof(C);
+      const std::size_t first = out.size(), lines = (bytes + 63) / 64;
+      out.resize(first + lines);
+      if (fault == RowFault::none && groups && !(groups[i] >= 0 && groups[i] < n_groups)) fault = RowFault::group;
+      if (fault == RowFault::none && y && !std::isfinite(y[i])) fault = RowFault::label;
+      const auto group = fault == RowFault::none && groups ? static_cast<std::int32_t>(groups[i]) : 0;
+      auto* h = new (out.data() + first)
+          Header{y ? y[i] : 0.0, static_cast<std::uint32_t>(hi - lo), n_values, group, fault};
+      T* values = reinterpret_cast<T*>(h + 1);
+      C* columns = reinterpret_cast<C*>(values + n_values);
+      C* ones = columns + n_values;
+      for (I p = lo; p < hi; ++p) {
+        if (static_cast<double>(X.data[p]) != 1.0) {
+          *values++ = X.data[p];
+          *columns++ = static_cast<C>(X.indices[p]);
+        } else {
+          *ones++ = static_cast<C>(X.indices[p]);
+        }
+      }
+      rows_[static_cast<std::size_t>(i)] = first * sizeof(Line) + std::min<std::size_t>(lines, 63);
+    }
+  }
+
+  std::vector<std::uintptr_t> rows_;
+  std::vector<std::vector<Line>> parts_;
+};
+
+// Calls f(packed) with the PackedRows of X (16-bit column indices when d <= 2^16, else 32-bit).
+template <class T, class I, class F>
+void with_packed_rows(const CsrView<T, I>& X, const double* y, const std::int64_t* groups, std::ptrdiff_t n_groups,
+                      F&& f) {
+  if (X.cols <= 65536) {
+    f(PackedRows<T, std::uint16_t>(X, y, groups, n_groups));
+  } else {
+    f(PackedRows<T, std::uint32_t>(X, y, groups, n_groups));
+  }
+}
+
+}  // namespace csr_rows
+}  // namespace dpfair
