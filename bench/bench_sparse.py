@@ -59,7 +59,8 @@ def report(name, result, extra=""):
 def bench_kernels(X, y, repeats):
     a = 0.5 - y
     report("poly2_coefficients native CSR", timed(lambda: kernels.poly2_coefficients(X, a, 0.125), repeats))
-    report("poly2_coefficients scipy.sparse twin", timed(lambda: kernels.poly2_coefficients(X, a, 0.125, backend="numpy"), 2))
+    report("poly2_coefficients scipy.sparse twin",
+           timed(lambda: kernels.poly2_coefficients(X, a, 0.125, backend="numpy"), 2))
     Xd = X.toarray()
     report("poly2_coefficients native dense (X.toarray())", timed(lambda: kernels.poly2_coefficients(Xd, a, 0.125), 2))
     Xd = None  # free the dense copy
@@ -138,7 +139,8 @@ def bench_dpsgd(X, y, repeats, opacus_epochs):
     t_ours = report(f"DPSGDClassifier {EPOCHS} epochs (batch {BATCH}), native CSR", res,
                     f"train accuracy {res[2].score(X, y):.4f}")
     if TWINS:
-        report(f"DPSGDClassifier {EPOCHS} epochs, numpy/scipy.sparse backend", timed(lambda: make("numpy").fit(X, y), 1))
+        report(f"DPSGDClassifier {EPOCHS} epochs, numpy/scipy.sparse backend",
+               timed(lambda: make("numpy").fit(X, y), 1))
     try:
         import opacus  # noqa: F401
     except ImportError:

@@ -198,7 +198,8 @@ def test_project_clip_and_raise_do_not_mutate():
     assert np.array_equal(X, X0)
     Xin, n0 = D.project(Xp, policy="raise")
     assert n0 == 0 and np.array_equal(Xin, Xp)
-    for bad, repaired in (([[0.5, 0.0, 1.0, 1.0]], [0.5, 0.0, 1.0, 0.0]), ([[0.5, 0.0, 0.5, 0.0]], [0.5, 0.0, 1.0, 0.0]),
+    for bad, repaired in (([[0.5, 0.0, 1.0, 1.0]], [0.5, 0.0, 1.0, 0.0]),
+                          ([[0.5, 0.0, 0.5, 0.0]], [0.5, 0.0, 1.0, 0.0]),
                           ([[0.5, 0.0, 0.2, 0.3]], [0.5, 0.0, 0.0, 0.0])):
         with pytest.raises(ValueError, match="row 0, column 3|row 0, column 2"):
             D.project(np.array(bad), policy="raise")

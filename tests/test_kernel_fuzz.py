@@ -77,8 +77,9 @@ def test_clipgrad_saturated_scores_and_magnitudes(n, d, wscale, xscale, seed, dt
 
 
 @settings(max_examples=30, deadline=None)
-@given(n=st.integers(1, 25), d=st.integers(1, 5), T=st.integers(0, 6), rule=st.sampled_from(["fixed", "dpsgdf", "naive"]),
-       K=st.integers(1, 3), sigma=st.sampled_from([0.0, 1.0]), bound=st.sampled_from([None, 0.5]),
+@given(n=st.integers(1, 25), d=st.integers(1, 5), T=st.integers(0, 6),
+       rule=st.sampled_from(["fixed", "dpsgdf", "naive"]), K=st.integers(1, 3), sigma=st.sampled_from([0.0, 1.0]),
+       bound=st.sampled_from([None, 0.5]),
        noise=st.sampled_from(["shared", "per_group"]), seed=st.integers(0, 2**32 - 1))
 def test_dpsgd_epochs_matches_reference(n, d, T, rule, K, sigma, bound, noise, seed):
     rng = np.random.default_rng(seed)

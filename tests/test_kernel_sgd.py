@@ -185,11 +185,14 @@ def test_bad_batches_raise_value_error(backend):
     X, y, _ = _problem(n=20, d=3, K=1)
     base = dict(clip=1.0, expected_batch_size=2.0, backend=backend)
     with pytest.raises(ValueError, match="batch_rows"):
-        kernels.dpsgd_epochs(X, y, np.zeros(4), np.array([0, 20]), np.array([0, 2]), np.ones(1), np.zeros((1, 4)), **base)
+        kernels.dpsgd_epochs(X, y, np.zeros(4), np.array([0, 20]), np.array([0, 2]), np.ones(1), np.zeros((1, 4)),
+                             **base)
     with pytest.raises(ValueError, match="batch_offsets"):
-        kernels.dpsgd_epochs(X, y, np.zeros(4), np.array([0, 1]), np.array([0, 3]), np.ones(1), np.zeros((1, 4)), **base)
+        kernels.dpsgd_epochs(X, y, np.zeros(4), np.array([0, 1]), np.array([0, 3]), np.ones(1), np.zeros((1, 4)),
+                             **base)
     with pytest.raises(ValueError, match="grad_noise"):
-        kernels.dpsgd_epochs(X, y, np.zeros(4), np.array([0, 1]), np.array([0, 2]), np.ones(1), np.zeros((2, 4)), **base)
+        kernels.dpsgd_epochs(X, y, np.zeros(4), np.array([0, 1]), np.array([0, 2]), np.ones(1), np.zeros((2, 4)),
+                             **base)
     with pytest.raises(ValueError, match="groups"):
         kernels.dpsgd_epochs(X, y, np.zeros(4), np.array([0, 1]), np.array([0, 2]), np.ones(1), np.zeros((1, 4)),
                              groups=np.ones(20, dtype=np.int64), **base)

@@ -113,7 +113,8 @@ def test_bad_csr_arrays_are_value_errors(index_dtype):
     a = c = np.ones(2)
 
     def call(data=data, indices=ok_idx, indptr=ok_ptr, d=3):
-        return core.poly2_coefficients_csr(data, indices, indptr, d, a[: len(indptr) - 1], c[: len(indptr) - 1], None, 0, 1)
+        rows = len(indptr) - 1
+        return core.poly2_coefficients_csr(data, indices, indptr, d, a[:rows], c[:rows], None, 0, 1)
 
     call()  # valid
     with pytest.raises(ValueError, match="outside"):
@@ -329,7 +330,8 @@ def test_dpsgd_csr_one_hot_rows_match_reference(d, dtype):
     args = (rng.normal(size=d + 1) * 0.1, batch_rows, offsets, np.full(T, 0.5), rng.normal(size=(T, d + 1)))
     kw = dict(groups=rng.integers(0, 2, size=n), clip=np.array([0.7, 1.5]), noise_multiplier=0.8,
               expected_batch_size=40.0, l2=1e-3)
-    for got, ref in zip(kernels.dpsgd_epochs(X, y, *args, **kw), kernels.dpsgd_epochs(X, y, *args, backend="numpy", **kw)):
+    native = kernels.dpsgd_epochs(X, y, *args, **kw)
+    for got, ref in zip(native, kernels.dpsgd_epochs(X, y, *args, backend="numpy", **kw)):
         close(got, ref, rtol=1e-9, atol=1e-10)
 
 

@@ -114,7 +114,8 @@ def minimize_quadratic(Q, b, ridge, psd, floor, solver, constraint, tol, max_ite
             target = np.sign(value) * tau
             denom = float(az @ (az / h))
             if denom <= 0.0:
-                raise ValueError("constraint vector is orthogonal to every kept direction; cannot satisfy |a^T w| <= tau")
+                raise ValueError("constraint vector is orthogonal to every kept direction; "
+                                 "cannot satisfy |a^T w| <= tau")
             multiplier = 2.0 * (value - target) / denom
             z = z - 0.5 * multiplier * az / h
             active = True

@@ -68,7 +68,8 @@ class FeatureDomain(FunctionalSensitivity):
         lo = np.array(lower, dtype=np.float64, copy=True)
         up = np.array(upper, dtype=np.float64, copy=True)
         if lo.ndim != 1 or lo.size == 0 or lo.shape != up.shape:
-            raise ValueError(f"lower and upper must be 1-D arrays of the same length d >= 1, got {lo.shape} and {up.shape}")
+            raise ValueError("lower and upper must be 1-D arrays of the same length d >= 1, "
+                             f"got {lo.shape} and {up.shape}")
         if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(up))):
             raise ValueError("lower and upper must be finite; declare a bounded domain (e.g. scale features to [0, 1])")
         bad = np.flatnonzero(lo > up)
@@ -226,7 +227,8 @@ class FeatureDomain(FunctionalSensitivity):
 
     # -- norms ------------------------------------------------------------------------------------------------------
     def _group_counts_feasible(self):
-        """Numbers g of active one-hot groups compatible with the caps (each active group adds 1 to ||x||_1, ||x||_2²)."""
+        """Numbers g of active one-hot groups compatible with the caps (each active group adds 1 to ||x||_1 and
+        ||x||_2²)."""
         amin = self._amin[self._numeric]
         out = []
         for g in range(len(self._groups) + 1):
@@ -304,7 +306,10 @@ class FeatureDomain(FunctionalSensitivity):
             rows = np.flatnonzero(bad_val.any(axis=1) | two)
             if rows.size:
                 i = int(rows[0])
-                c = cols[int(np.argmax(bad_val[i]))] if bad_val[i].any() else cols[int(np.flatnonzero(block[i] == 1.0)[1])]
+                if bad_val[i].any():
+                    c = cols[int(np.argmax(bad_val[i]))]
+                else:
+                    c = cols[int(np.flatnonzero(block[i] == 1.0)[1])]
                 if first is None or (i, c) < first:
                     first = (i, c)
         return first
@@ -412,7 +417,8 @@ class FeatureDomain(FunctionalSensitivity):
             ):
                 if cap is not None and np.any(norms > cap):
                     i = int(np.flatnonzero(norms > cap)[0])
-                    raise ValueError(f"row {i} has {name} norm {norms[i]} > {name.lower()}_cap = {cap}; use policy='clip'")
+                    raise ValueError(f"row {i} has {name} norm {norms[i]} > {name.lower()}_cap = {cap}; "
+                                     "use policy='clip'")
             return X, 0
         Xc = np.clip(Xn, lo, up)
         changed = np.any(Xc != Xn, axis=1) | group_changed

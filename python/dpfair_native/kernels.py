@@ -146,7 +146,8 @@ def _check_square_fits(d: int, copies: int, name: str) -> None:
     if have is not None and need > have:
         raise ValueError(
             f"{name} has {d} features: the {d}x{d} coefficient matrices need {need / 2**30:.3g} GiB, more than this "
-            f"machine's {have / 2**30:.3g} GiB of memory; reduce the number of features (e.g. hashing or PCA on public data)"
+            f"machine's {have / 2**30:.3g} GiB of memory; reduce the number of features "
+            "(e.g. hashing or PCA on public data)"
         )
 
 
@@ -286,9 +287,11 @@ def minimize_quadratic(
             raise ValueError("constraint vector a is all zeros; drop the constraint instead")
         constraint = (avec, tau)
     if backend == "numpy":
-        return _reference.minimize_quadratic(Q, b, float(ridge), psd, float(floor), solver, constraint, float(tol), int(max_iter))
+        return _reference.minimize_quadratic(Q, b, float(ridge), psd, float(floor), solver, constraint, float(tol),
+                                             int(max_iter))
     avec, tau = constraint if constraint is not None else (None, None)
-    r = _native().minimize_quadratic(Q, b, float(ridge), psd, float(floor), solver, avec, tau, float(tol), int(max_iter))
+    r = _native().minimize_quadratic(Q, b, float(ridge), psd, float(floor), solver, avec, tau, float(tol),
+                                     int(max_iter))
     # The bound struct _core.QuadraticSolution has the same read-only fields; copied into the NumPy twin's frozen
     # dataclass because fitted estimators keep it and must pickle (the bound type has no pickle support yet).
     return QuadraticSolution(
@@ -356,7 +359,8 @@ def clip_group_gradients(
         _all_finite(_values(X[rows]), "X")
         return _reference.clip_group_gradients(X, y, w, bias, rows, groups, clip, threshold, l2)
     if _is_csr(X):
-        return _native().clip_group_gradients_csr(*_csr_arrays(X), y, w, bias, rows, groups, clip, threshold, l2, threads)
+        return _native().clip_group_gradients_csr(*_csr_arrays(X), y, w, bias, rows, groups, clip, threshold, l2,
+                                                  threads)
     return _native().clip_group_gradients(X, y, w, bias, rows, groups, clip, threshold, l2, threads)
 
 
