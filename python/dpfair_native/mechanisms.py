@@ -162,12 +162,18 @@ def analytic_gaussian_sigma(sensitivity, epsilon, delta, *, rtol: float = 1e-12)
         return 0.0
     log_d = math.log(dl)
     ok = lambda s: _log_gaussian_delta(s, sens, eps) <= log_d  # noqa: E731
-    hi = sens * math.sqrt(2.0 * math.log(1.25 / dl)) / eps
+    return _smallest_sigma(ok, sens * math.sqrt(2.0 * math.log(1.25 / dl)) / eps, 2.0, rtol)
+
+
+def _smallest_sigma(ok, start: float, factor: float, rtol: float) -> float:
+    """The upper end of a bracket of relative width ``rtol`` around the smallest σ with ok(σ) (ok monotone: false
+    below the threshold, true above): from ``start``, grow by ``factor`` until ok, shrink while ok, then bisect."""
+    hi = start
     while not ok(hi):
-        hi *= 2.0
-    lo = hi / 2.0
-    while ok(lo) and lo > 1e-300:
-        hi, lo = lo, lo / 2.0
+        hi *= factor
+    lo = hi / factor
+    while lo > 1e-300 and ok(lo):
+        hi, lo = lo, lo / factor
     while hi - lo > rtol * hi:
         mid = 0.5 * (lo + hi)
         if ok(mid):
@@ -221,19 +227,7 @@ def secure_gaussian_sigma(sensitivity, epsilon, delta) -> float:
     if sens == 0:
         return 0.0
     ok = lambda s: _zcdp_epsilon(sens * sens / (2.0 * s * s), dl) <= eps  # noqa: E731
-    hi = analytic_gaussian_sigma(sens, eps, dl)
-    while not ok(hi):
-        hi *= 1.5
-    lo = hi / 1.5 if hi > 0 else 0.0
-    while ok(lo):
-        hi, lo = lo, lo / 1.5
-    while hi - lo > 1e-10 * hi:
-        mid = 0.5 * (lo + hi)
-        if ok(mid):
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    return _smallest_sigma(ok, analytic_gaussian_sigma(sens, eps, dl), 1.5, 1e-10)
 
 
 _CALIBRATIONS = {
