@@ -2,6 +2,7 @@
 reference on every kernel, agree with each other, and the selector picks the right one (DPFAIR_NATIVE_ISA forces it).
 """
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -21,10 +22,10 @@ def _avx2_usable():
 
     if not _core.cpu_supports_avx2_fma():
         return False, "CPU/OS without AVX2+FMA"
-    try:
-        from dpfair_native import _core_avx2  # noqa: F401
-    except ImportError:
+    if importlib.util.find_spec("dpfair_native._core_avx2") is None:
         return False, "_core_avx2 not built (non-x86-64 build or compiler without -mavx2 -mfma)"
+    from dpfair_native import _core_avx2  # noqa: F401  (built but not importable: an error, not a skip)
+
     return True, ""
 
 
