@@ -118,15 +118,6 @@ def secure_noise_multiplier_for(target_epsilon: float, delta: float, sample_rate
     def eps_of(sigma):
         return secure_dpsgd_epsilon(sample_rate, sigma, steps, delta, orders)
 
-    lo, hi = 0.0, 1.0
-    while eps_of(hi) > target:
-        lo, hi = hi, 2.0 * hi
-        if hi > 1e6:
-            raise ValueError(f"no noise_multiplier up to 1e6 reaches target_epsilon={target}")
-    while hi - lo > tol:
-        mid = 0.5 * (lo + hi)
-        if eps_of(mid) <= target:
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    from .accountants.calibration import search_noise_multiplier
+
+    return search_noise_multiplier(eps_of, target, tol, accountant="the discrete-Gaussian RDP bound")

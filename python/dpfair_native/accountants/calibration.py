@@ -255,11 +255,28 @@ def calibrate_noise_multiplier(
             value_discretization_interval=value_discretization_interval,
         )
 
-    lo, hi = 0.0, 1.0  # invariant: eps(lo) > target (eps(0) = inf), eps(hi) <= target
     if method == "pld":
         bracket = _pld_bracket(make_event, target, d, rel, a, tol, eps_of)
         if bracket is not None:
             return _lattice_search(eps_of, target, *bracket, tol)
+    return search_noise_multiplier(eps_of, target, tol, accountant=f"delta={d:g}, method={method!r}")
+
+
+def search_noise_multiplier(eps_of: Callable[[float], float], target: float, tol: float = 1e-4, *,
+                            accountant: str = "") -> float:
+    """The calibration search every σ of the library goes through: the smallest σ on the lattice of plain
+    bisection (double from σ = 1 until ε(σ) <= target, then halve to width <= ``tol``) with ε(σ) <= target,
+    found by ``_lattice_search``. ``eps_of``: σ -> ε of the whole release, non-increasing in σ (the returned σ and
+    a rejected σ within ``tol`` below it were both evaluated, so the result meets the target either way).
+    ``accountant`` names the accounting in the error raised when no σ up to 1e8 reaches the target.
+
+    Raises
+    ------
+    ValueError
+        If even σ = 1e8 misses the target; when ε(1e8) itself exceeds it, the message says that the σ-independent
+        parts of the release spend the budget on their own.
+    """
+    lo, hi = 0.0, 1.0  # invariant: eps(lo) > target (eps(0) = inf), eps(hi) <= target
     e_lo, e_hi = math.inf, eps_of(hi)
     while e_hi > target:
         lo, hi, e_lo = hi, 2.0 * hi, e_hi
@@ -268,7 +285,7 @@ def calibrate_noise_multiplier(
             if fixed > target:
                 raise ValueError(
                     f"target_epsilon={target:g} is unreachable: the parts of the release that do not depend on the "
-                    f"noise multiplier spend epsilon={fixed:.6g} on their own (at delta={d:g}, method={method!r}); "
+                    f"noise multiplier spend epsilon={fixed:.6g} on their own (at {accountant}); "
                     f"add noise to them (e.g. a larger count noise multiplier), declare the released quantity "
                     f"public, or raise target_epsilon"
                 )

@@ -63,6 +63,7 @@ from ..accountants import (
     dpsgd_event,
     epsilon_of_event,
 )
+from ..accountants.calibration import search_noise_multiplier
 from ._base import DPClassifierBase
 
 __all__ = [
@@ -240,13 +241,7 @@ def calibrate_dpsgd_noise(target: float, delta: float, sample_rate: float, steps
             f"target_epsilon={target} is used up by the count releases alone (noise multipliers "
             f"{list(count_noise_multipliers)}); raise the target or the count noise"
         )
-    lo, hi = 0.0, 1.0
-    while eps_of(hi) > target:
-        lo, hi = hi, 2.0 * hi
-    while hi - lo > 1e-4:
-        mid = 0.5 * (lo + hi)
-        lo, hi = (lo, mid) if eps_of(mid) <= target else (mid, hi)
-    return hi
+    return search_noise_multiplier(eps_of, target, 1e-4, accountant="the discrete-Gaussian RDP bound")
 
 
 class _DPSGDBase(DPClassifierBase):
