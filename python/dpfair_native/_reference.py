@@ -685,6 +685,8 @@ def clip_group_gradients_csr(X, y, w, bias, rows, groups, clip, threshold, l2):
     n_above = np.bincount(gb[above], minlength=n_groups).astype(np.int64)
     n_below = np.bincount(gb[~above], minlength=n_groups).astype(np.int64)
     return sums, n_above, n_below
+
+
 def csr_in_domain(X, lower, upper, groups, l1_cap, l2_cap, pair_sums=None):
     """kernels.csr_in_domain on a canonical CSR X, in chunks of stored values (temporaries ~10 MB, not nnz-sized)."""
     n, d = X.shape
@@ -726,8 +728,9 @@ def _csr_groups_one_hot(X, groups, pair_sums):
         if not np.all((v == 0.0) | (v == 1.0)):
             return False
     if pair_sums is not None:
-        S = np.asarray(pair_sums)
-        return not any(len(g) > 1 and np.any(S[np.ix_(g, g)][~np.eye(len(g), dtype=bool)] != 0.0) for g in groups)
+        from .domain import _pair_sums_break_groups  # lazily: domain's sparse path calls this module
+
+        return not _pair_sums_break_groups(groups, pair_sums)
     rows = np.repeat(np.arange(n), np.diff(X.indptr))
     keep = in_group[cols] & (vals != 0.0)
     key = rows[keep] * len(groups) + group_of[cols[keep]]

@@ -892,6 +892,8 @@ def csr_in_domain(X, lower, upper, groups=(), l1_cap=None, l2_cap=None, *, pair_
 
 
 __all__ += ["is_sparse", "csr_in_domain"]
+
+
 class ConstrainedSgdState(NamedTuple):
     """State of :func:`constrained_sgd_epochs` carried from one call to the next."""
 
