@@ -154,6 +154,8 @@ def test_dataframe_in_dataframe_out():
     ({"model": FairGANPlus(eta_on_generated="yes")}, "eta_on_generated"),
     ({"model": FairGAN(lambda_fair=-1)}, "lambda_fair"),
     ({"model": FairGAN(epochs=0)}, "epochs"),
+    ({"model": FairGAN(batch_size=1)}, "batch_size must be an integer >= 2"),
+    ({"model": FairGAN(pretrain_epochs=-1)}, "pretrain_epochs"),
     ({"y": np.zeros(10)}, "entries"),
 ])
 def test_bad_input_is_refused(kwargs, match):

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import numbers
 from typing import List, Sequence, Tuple
 
 import numpy as np
 
-from .._validation import check_random_state
+from .._validation import NON_NEGATIVE, POSITIVE, POSITIVE_INT, check_random_state
 
 TORCH_HINT = 'dpfair_native.gan needs PyTorch (CPU is enough): pip install "dpfair_native[gan]"'
 
@@ -105,29 +104,19 @@ def binary_codes(values, name: str, n: int) -> Tuple[np.ndarray, np.ndarray]:
     return (v == classes[1]).astype(np.int64), classes
 
 
-def check_params(spec: dict) -> None:
-    """spec: name -> (value, kind) with kind 'pos_int', 'nonneg_real', 'pos_real'; ValueError naming the fix."""
-    for name, (value, kind) in spec.items():
-        ok = isinstance(value, (numbers.Real, np.number)) and not isinstance(value, bool)
-        if ok and kind == "pos_int":
-            ok = float(value).is_integer() and value >= 1
-        elif ok and kind == "nonneg_real":
-            ok = np.isfinite(value) and value >= 0
-        elif ok and kind == "pos_real":
-            ok = np.isfinite(value) and value > 0
-        if not ok:
-            want = {"pos_int": "a positive int", "nonneg_real": "a finite real ≥ 0", "pos_real": "a finite real > 0"}
-            raise ValueError(f"{name} must be {want[kind]}, got {value!r}")
-
-
-_TRAINING = (("lambda_fair", "nonneg_real"), ("epochs", "pos_int"), ("batch_size", "pos_int"),
-             ("noise_dim", "pos_int"), ("hidden", "pos_int"), ("d_steps", "pos_int"),
-             ("learning_rate", "pos_real"), ("n_threads", "pos_int"))
-
-
-def check_training_params(estimator, **extra) -> None:
-    """The training settings every GAN here has (the constraints table), plus ``extra`` name -> (value, kind)."""
-    check_params({**{name: (getattr(estimator, name), kind) for name, kind in _TRAINING}, **extra})
+# The training settings every GAN here has, as a scikit-learn-style constraints table (checked by
+# _validation.validate_params at fit; the estimators add their own entries).
+TRAINING_CONSTRAINTS = {
+    "lambda_fair": [NON_NEGATIVE],
+    "epochs": [POSITIVE_INT],
+    "batch_size": [POSITIVE_INT],
+    "noise_dim": [POSITIVE_INT],
+    "hidden": [POSITIVE_INT],
+    "d_steps": [POSITIVE_INT],
+    "learning_rate": [POSITIVE],
+    "n_threads": [POSITIVE_INT],
+    "random_state": ["random_state"],
+}
 
 
 def torch_generator(torch, random_state):

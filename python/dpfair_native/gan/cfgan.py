@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import StrOptions, check_int, validate_params
 from . import _common as C
 from .effects import descendants, parents_of, topological_order
 
@@ -68,6 +69,8 @@ class CFGAN:
     chosen effect is 0; because G¹ and G² share every weight and noise, the released G¹ data inherits it.
     """
 
+    _parameter_constraints = {**C.TRAINING_CONSTRAINTS, "effect": [StrOptions(set(_EFFECTS))]}
+
     def __init__(self, graph, *, sensitive, outcome, effect="total", through=None, context=None, lambda_fair=1.0,
                  epochs=40, batch_size=256, noise_dim=8, hidden=32, d_steps=2, learning_rate=1e-3, n_threads=1,
                  random_state=None):
@@ -89,9 +92,7 @@ class CFGAN:
 
     # -- validation ----------------------------------------------------------------------------------------------
     def _check_params(self, names):
-        C.check_training_params(self)
-        if self.effect not in _EFFECTS:
-            raise ValueError(f"effect must be one of {_EFFECTS}, got {self.effect!r}")
+        validate_params(self)
         for role, name in (("sensitive", self.sensitive), ("outcome", self.outcome)):
             if name not in names:
                 raise ValueError(f"{role}={name!r} is not a column of the data {names}")
@@ -268,7 +269,7 @@ class CFGAN:
         one-hot matrix (groups in ``encoder_.groups``) with ``one_hot=True``."""
         if not hasattr(self, "nodes_"):
             raise ValueError("this CFGAN is not fitted yet; call fit(X) first")
-        C.check_params({"n": (n, "pos_int")})
+        check_int(n, "n")
         s_code = self._intervention_code(intervention)
         torch = C.import_torch()
         gen, _ = C.torch_generator(torch, random_state)

@@ -33,8 +33,11 @@ Neither model is differentially private: their output depends on every training 
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 
+from .._validation import NON_NEGATIVE, Interval, StrOptions, check_int, validate_params
 from . import _common as C
 
 __all__ = ["FairGAN", "FairGANPlus"]
@@ -46,6 +49,11 @@ class _TabularGAN:
     """What FairGAN and FairGAN⁺ share: parameters, input handling, pre-training, sampling."""
 
     _conditions_on_label = False  # FairGAN⁺ draws y and feeds it to G; FairGAN generates y
+    _parameter_constraints = {
+        **C.TRAINING_CONSTRAINTS,
+        "pretrain_epochs": [Interval(Integral, 0, None, closed="left")],
+        "batch_size": [Interval(Integral, 2, None, closed="left")],  # batch normalisation needs 2 rows
+    }
 
     def __init__(self, *, lambda_fair=1.0, epochs=12, pretrain_epochs=2, batch_size=512, noise_dim=64,
                  hidden=128, d_steps=2, learning_rate=1e-3, n_threads=1, random_state=None):
@@ -61,12 +69,6 @@ class _TabularGAN:
         self.random_state = random_state
 
     # -- input ---------------------------------------------------------------------------------------------------
-    def _check_params(self):
-        # pretrain_epochs may be 0: checked as pretrain_epochs + 1 >= 1
-        C.check_training_params(self, pretrain_epochs=(self.pretrain_epochs + 1, "pos_int"))
-        if self.batch_size < 2:
-            raise ValueError(f"batch_size must be at least 2 (batch normalisation), got {self.batch_size}")
-
     def _prepare(self, X, y, sensitive_features):
         if sensitive_features is None:
             raise ValueError("fit needs sensitive_features=s (one binary value per row)")
@@ -130,7 +132,7 @@ class _TabularGAN:
     def _draw(self, n, random_state):
         """(one-hot records, y ∈ {0,1}, s ∈ {0,1}) of n generated rows."""
         self._check_fitted()
-        C.check_params({"n": (n, "pos_int")})
+        check_int(n, "n")
         torch = C.import_torch()
         gen, rng = C.torch_generator(torch, random_state)
         s = (rng.random(int(n)) < self.p_sensitive_).astype(np.float32)
@@ -184,7 +186,7 @@ class _TabularGAN:
     def fit(self, X, y, *, sensitive_features):
         """Train on discrete records X (DataFrame or 2-D array; bin continuous columns first), binary labels y and
         a binary sensitive attribute. Returns self."""
-        self._check_params()
+        validate_params(self)
         data = self._prepare(X, y, sensitive_features)
         torch = C.import_torch()
         gen, _ = C.torch_generator(torch, self.random_state)
@@ -332,6 +334,12 @@ class FairGANPlus(_TabularGAN):
 
     _conditions_on_label = True
     _D3_TEMPERATURE = 0.1  # see _d3_loss; chosen on a validation split of Adult's training part
+    _parameter_constraints = {
+        **_TabularGAN._parameter_constraints,
+        "fairness": [StrOptions(set(_FAIRNESS))],
+        "mu": [NON_NEGATIVE],
+        "eta_on_generated": ["boolean"],
+    }
 
     def __init__(self, fairness="demographic_parity", *, lambda_fair=1.0, mu=20.0, eta_on_generated=False,
                  epochs=12, pretrain_epochs=2, batch_size=512, noise_dim=64, hidden=128, d_steps=2,
@@ -342,14 +350,6 @@ class FairGANPlus(_TabularGAN):
         self.fairness = fairness
         self.mu = mu
         self.eta_on_generated = eta_on_generated
-
-    def _check_params(self):
-        super()._check_params()
-        if self.fairness not in _FAIRNESS:
-            raise ValueError(f"fairness must be one of {_FAIRNESS}, got {self.fairness!r}")
-        C.check_params({"mu": (self.mu, "nonneg_real")})
-        if not isinstance(self.eta_on_generated, (bool, np.bool_)):
-            raise ValueError(f"eta_on_generated must be True or False, got {self.eta_on_generated!r}")
 
     def _build(self, torch):
         width = self.encoder_.width
