@@ -113,7 +113,7 @@ def epsilon_of_event(
 def _lattice_search(pred_eps, target: float, lo: float, hi: float, e_lo: float, e_hi: float, tol: float) -> float:
     """The smallest point of the bisection lattice {lo + j·s}, s = (hi − lo)/2^m <= tol, whose ε is <= target,
     given ε(lo) > target >= ε(hi). Plain bisection returns the same point when ε is monotone in σ; this search
-    reaches it in far fewer evaluations by interpolating log ε linearly in σ inside the lattice bracket
+    reaches it in far fewer evaluations by interpolating log ε linearly in log σ inside the lattice bracket
     (Illinois-style: an end kept twice has its weight halved) and falling back to the midpoint when a guess would
     not shrink the bracket. Every accepted point was evaluated and <= target; the returned point's lower lattice
     neighbour was evaluated (or is ``lo``) and > target."""
@@ -132,7 +132,11 @@ def _lattice_search(pred_eps, target: float, lo: float, hi: float, e_lo: float, 
     side = 0
     while jh - jl > 1:
         if math.isfinite(fl) and math.isfinite(fh) and fl != fh:
-            r = jl + (jh - jl) * fl / (fl - fh)  # root of the chord, in lattice units
+            a, b = lo + jl * s, lo + jh * s
+            if a > 0:  # log ε is close to linear in log σ (ε ~ σ^-p): the chord's root in log σ, in lattice units
+                r = (a * math.exp(math.log(b / a) * fl / (fl - fh)) - lo) / s
+            else:
+                r = jl + (jh - jl) * fl / (fl - fh)
             j = int(math.ceil(r - 1e-9))
         else:
             j = (jl + jh) // 2
