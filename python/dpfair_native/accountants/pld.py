@@ -106,8 +106,8 @@ class _SubsampledGaussianRemove:
         s, q = self.sigma, self.q
         ok = eps > math.log1p(-q)
         x = self._x(np.where(ok, eps, 1.0))
-        p = (1.0 - q) * _norm_cdf(x / s) + q * _norm_cdf((x + 1.0) / s)
         qq = _norm_cdf(x / s)
+        p = (1.0 - q) * qq + q * _norm_cdf((x + 1.0) / s)
         return np.where(ok, p, 1.0), np.where(ok, qq, 1.0)
 
 
@@ -130,7 +130,7 @@ class _SubsampledGaussianAdd:
         e = np.where(ok, eps, 0.0)
         x = s * s * np.log((np.expm1(-e) + q) / q) + 0.5
         p = _norm_cdf(x / s)
-        qq = (1.0 - q) * _norm_cdf(x / s) + q * _norm_cdf((x - 1.0) / s)
+        qq = (1.0 - q) * p + q * _norm_cdf((x - 1.0) / s)
         return np.where(ok, p, 0.0), np.where(ok, qq, 0.0)
 
 
@@ -185,9 +185,8 @@ class _SubsampledGaussianReplace:
             if done.all():
                 break
         # x = x(ε) to ~1e-12 relative (a shift of the bucket edges far below the grid h); L(X) > ε ⟺ X < x(ε)
-        p = (1.0 - q) * _norm_cdf(x / s) + q * _norm_cdf((x + 1.0) / s)
-        qq = (1.0 - q) * _norm_cdf(x / s) + q * _norm_cdf((x - 1.0) / s)
-        return p, qq
+        mid = (1.0 - q) * _norm_cdf(x / s)
+        return mid + q * _norm_cdf((x + 1.0) / s), mid + q * _norm_cdf((x - 1.0) / s)
 
 
 class _ShiftedLaplace:
