@@ -6,11 +6,13 @@ import numpy as np
 import pytest
 
 from dpfair_native.accountants import dpsgd_epsilon
+from dpfair_native.models import dpsgd as dpsgd_module
 from dpfair_native.models.dpsgd import (
     RECORD_COUNT_NOISE,
     DPSGDClassifier,
     DPSGDFClassifier,
     NaiveReweightedDPSGDClassifier,
+    calibrate_dpsgd_noise,
     dpsgd_privacy_spent,
     poisson_batches,
 )
@@ -42,6 +44,31 @@ def test_privacy_spent_equals_a_direct_accountant_call():
     assert m.privacy_spent_[0] == pytest.approx(acct.get_epsilon(1e-5), rel=1e-6)
     # the count release costs little: within 1% of the steps alone
     assert dpsgd_epsilon(q, 1.3, steps, 1e-5) < m.privacy_spent_[0] < 1.01 * dpsgd_epsilon(q, 1.3, steps, 1e-5)
+
+
+@pytest.mark.parametrize("method", ["rdp", "pld"])
+def test_memoised_accounting_returns_what_a_fresh_computation_does(method):
+    """The calibration and the ε of a fit are memoised on exact argument values: a repeated call (array or list
+    arguments included) is a cache hit with the fresh call's value, and any changed argument is recomputed."""
+    dpsgd_module._calibrate.cache_clear()
+    dpsgd_module._privacy_spent.cache_clear()
+    args = (1.0, 1e-5, 256 / 36177, 2827, (20.0,))
+    sigma = calibrate_dpsgd_noise(*args, method=method)
+    fresh = dpsgd_module._calibrate.__wrapped__(256 / 36177, 1.0, 2827, 1e-5, (20.0,), False, method)
+    assert sigma == fresh
+    assert calibrate_dpsgd_noise(np.float64(1.0), 1e-5, 256 / 36177, np.int64(2827), [20.0], method=method) == sigma
+    assert dpsgd_module._calibrate.cache_info().hits == 1
+    assert calibrate_dpsgd_noise(1.0, 1e-5, 256 / 36177, 2826, (20.0,), method=method) != sigma  # one step fewer
+    spent = dpsgd_privacy_spent(256 / 36177, sigma, 2827, 1e-5, (20.0,), method=method)
+    assert spent == dpsgd_privacy_spent(256 / 36177, sigma, 2827, 1e-5, np.array([20.0]), method=method)
+    assert spent.method == method and spent[0] <= 1.0
+    assert dpsgd_module._privacy_spent.cache_info().hits == 1
+    # a calibration that fails is not remembered as a value: it raises each time
+    for _ in range(2):
+        with pytest.raises(ValueError, match="count releases alone|unreachable"):
+            calibrate_dpsgd_noise(1e-3, 1e-5, 0.01, 100, (0.5,), method=method)
+    with pytest.raises(ValueError, match="accountant_method"):
+        calibrate_dpsgd_noise(1.0, 1e-5, 0.01, 100, method="moments")
 
 
 @pytest.mark.parametrize("cls", [DPSGDClassifier, DPSGDFClassifier, NaiveReweightedDPSGDClassifier])

@@ -36,6 +36,7 @@ Default False: the float path is the papers' and the one the thesis' numbers use
 
 from __future__ import annotations
 
+import functools
 import math
 from numbers import Real
 from typing import Optional, Tuple
@@ -199,16 +200,28 @@ def _check_method(method: str, secure: bool) -> str:
     return "rdp" if secure else method  # the discrete-Gaussian steps have an RDP bound only (module docstring)
 
 
+def _accounting_key(sample_rate, noise, steps, delta, count_noise_multipliers, secure, method) -> tuple:
+    """The arguments of the accounting functions below as a hashable key of exact values (their results are pure
+    functions of it, so repeated fits with the same shape — cross-validation, seeds, a tuner — reuse them)."""
+    return (float(sample_rate), float(noise), int(steps), float(delta),
+            tuple(float(c) for c in count_noise_multipliers), bool(secure), _check_method(method, secure))
+
+
 def dpsgd_privacy_spent(sample_rate, noise_multiplier, steps, delta, count_noise_multipliers=(), *,
                         secure: bool = False, method: str = "rdp") -> PrivacySpent:
     """(ε, δ) of :func:`dpsgd_release` at ``delta`` under the ``method`` accountant ("rdp" or "pld"), as a
     :class:`~dpfair_native.accountants.PrivacySpent` naming it; ``(inf, 0, "none")`` for a non-private run (noise
     multiplier 0). ``secure``: the RDP bound of the subsampled discrete Gaussian (:func:`dpsgd_rdp`), whatever
-    ``method`` says (there is no PLD of it here)."""
+    ``method`` says (there is no PLD of it here). Memoised on exact argument values."""
+    return _privacy_spent(*_accounting_key(sample_rate, noise_multiplier, steps, delta, count_noise_multipliers,
+                                           secure, method))
+
+
+@functools.lru_cache(maxsize=256)
+def _privacy_spent(sample_rate, noise_multiplier, steps, delta, count_noise_multipliers, secure, method):
     from .._secure_accounting import SECURE_RDP_ORDERS
     from ..accountants import rdp_to_epsilon
 
-    method = _check_method(method, secure)
     if noise_multiplier <= 0:
         return PrivacySpent(math.inf, 0.0, "none")
     if secure:
@@ -226,9 +239,13 @@ def calibrate_dpsgd_noise(target: float, delta: float, sample_rate: float, steps
     The float path is :func:`~dpfair_native.accountants.calibrate_noise_multiplier` on :func:`dpsgd_release` (the
     one calibration routine; it raises when the count releases alone exceed the target). ``secure`` bisects on σ
     with the discrete-Gaussian RDP bound (ε decreases as σ grows; every accepted σ was evaluated, so the returned
-    one meets the target).
+    one meets the target). Memoised on exact argument values (a failed calibration is not: it raises again).
     """
-    method = _check_method(method, secure)
+    return _calibrate(*_accounting_key(sample_rate, target, steps, delta, count_noise_multipliers, secure, method))
+
+
+@functools.lru_cache(maxsize=256)
+def _calibrate(sample_rate, target, steps, delta, count_noise_multipliers, secure, method):
     if not secure:
         return float(calibrate_noise_multiplier(
             lambda s: dpsgd_release(sample_rate, s, steps, count_noise_multipliers), target, delta, method=method))
