@@ -201,8 +201,9 @@ def _check_method(method: str, secure: bool) -> str:
 
 
 def _accounting_key(sample_rate, noise, steps, delta, count_noise_multipliers, secure, method) -> tuple:
-    """The arguments of the accounting functions below as a hashable key of exact values (their results are pure
-    functions of it, so repeated fits with the same shape — cross-validation, seeds, a tuner — reuse them)."""
+    """The arguments of the accounting functions below as a hashable key of exact values. Their results are pure
+    functions of it, so refits that release the same noisy record count (same data and ``random_state``: a grid
+    over learning rates or clip norms) reuse them; another seed draws another count, hence another q."""
     return (float(sample_rate), float(noise), int(steps), float(delta),
             tuple(float(c) for c in count_noise_multipliers), bool(secure), _check_method(method, secure))
 
