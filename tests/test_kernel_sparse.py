@@ -382,11 +382,10 @@ def test_dpsgd_csr_faults_in_both_packed_layouts():
         data = np.linspace(0.5, 1.5, indices.size)
         y, groups = np.array([0.0, 1.0, 1.0, 0.0, 1.0, 0.0]), np.zeros(n, dtype=np.int64)
 
-        def sgd(visit):
-            return core.dpsgd_epochs_csr(data, indices, indptr, d, y, groups, np.ones(1), None, np.array(visit),
-                                         np.array([0, len(visit)]), np.ones(1), np.zeros((1, d + 1)), None,
-                                         core.ClipRule.fixed, core.NoiseRule.shared, 0.0, 0.0, 1.0, 0.0, np.inf,
-                                         np.full(d + 1, 0.01))
+        def sgd(visit, arrays=(data, indices, indptr, d, y, groups)):
+            return core.dpsgd_epochs_csr(*arrays, np.ones(1), None, np.array(visit), np.array([0, len(visit)]),
+                                         np.ones(1), np.zeros((1, d + 1)), None, core.ClipRule.fixed,
+                                         core.NoiseRule.shared, 0.0, 0.0, 1.0, 0.0, np.inf, np.full(d + 1, 0.01))
 
         visit = [0, 1, 3, 4, 5, 4]
         got, _ = sgd(visit)

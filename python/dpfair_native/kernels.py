@@ -414,7 +414,7 @@ def dpsgd_epochs(
     backend: Backend = "native",
     secure_key: Optional[bytes] = None,
     grid_inflation: float = 1e-4,
-    packed: Optional["PackedCsrRows"] = None,
+    packed: Optional[PackedCsrRows] = None,
 ) -> Tuple[np.ndarray, np.ndarray]:
     """Run T = len(learning_rates) DP-SGD steps of a linear logistic model; all randomness is passed in.
 
