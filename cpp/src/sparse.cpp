@@ -98,7 +98,7 @@ inline void prefetch_row(const CsrView<T, I>& X, std::int64_t i) {
 }
 
 // Batch rows between a row's prefetch and its use (stage 2; stage 1 runs twice as far ahead).
-constexpr std::int64_t kRowsAhead = 8;
+constexpr std::int64_t kRowsAhead = 8;  // 16 and 32 measured no faster on the fixed-stride records
 
 // x·w and ‖x‖² of CSR row i.
 template <class T, class I>

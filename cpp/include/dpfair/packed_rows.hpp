@@ -13,6 +13,9 @@
 #include <vector>
 
 #include "dpfair/parallel.hpp"
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 #include "dpfair/sparse.hpp"
 
 namespace dpfair {
@@ -140,7 +143,7 @@ class PackedRows {
     });
     if (*std::max_element(longest.begin(), longest.end()) <= kFixedLines) {
       // uninitialized (no zeroing pass): each thread writes, and so faults in, its own rows' pages
-      fixed_.reset(new Line[static_cast<std::size_t>(X.rows) * kFixedLines]);
+      fixed_ = allocate_lines(static_cast<std::size_t>(X.rows) * kFixedLines);
       parallel_for(X.rows, threads, [&](int, std::ptrdiff_t begin, std::ptrdiff_t end) {
         CsrRowCheck<T, I> check(X);
         for (std::ptrdiff_t i = begin; i < end; ++i) {
@@ -268,8 +271,33 @@ class PackedRows {
     }
   }
 
+  // The fixed-stride buffer: fresh anonymous memory (Linux: its own mapping, asked for transparent huge pages, so
+  // scattered reads need few TLB entries), uninitialized.
+  struct FreeLines {
+    std::size_t bytes = 0;
+    void operator()(Line* p) const {
+#if defined(__linux__)
+      munmap(p, bytes);
+#else
+      delete[] p;
+#endif
+    }
+  };
+  using LineBuffer = std::unique_ptr<Line[], FreeLines>;
+  static LineBuffer allocate_lines(std::size_t count) {
+    const std::size_t bytes = std::max<std::size_t>(count, 1) * sizeof(Line);
+#if defined(__linux__)
+    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    madvise(p, bytes, MADV_HUGEPAGE);  // advice only: without huge pages it still works
+    return LineBuffer(static_cast<Line*>(p), FreeLines{bytes});
+#else
+    return LineBuffer(new Line[bytes / sizeof(Line)], FreeLines{bytes});
+#endif
+  }
+
   std::ptrdiff_t n_;
-  std::unique_ptr<Line[]> fixed_;  // the fixed-stride records, or null
+  LineBuffer fixed_;  // the fixed-stride records, or null
   std::vector<std::uintptr_t> rows_;  // otherwise: each row's address | its line count
   std::vector<std::vector<Line>> parts_;
 };
