@@ -211,14 +211,19 @@ def test_clipgrad_csr_matches_reference_and_dense(dtype, index_dtype, l2, thresh
 
 
 # -- dpsgd_epochs ---------------------------------------------------------------------------------------------------
+def sgd_data(n, dtype, index_dtype, seed, positive_rate):
+    """(X, rng, y, groups): a random CSR X, labels and two groups, and the generator for the rest of a test."""
+    X = random_csr(n=n, dtype=dtype, index_dtype=index_dtype, seed=seed)
+    rng = np.random.default_rng(seed + 1)
+    y = (rng.random(n) < positive_rate).astype(float)
+    return X, rng, y, rng.integers(0, 2, size=n)
+
+
 @pytest.mark.parametrize("rule", ["fixed", "dpsgdf", "naive"])
 @pytest.mark.parametrize("dtype,index_dtype", CASES[:1] + CASES[3:])
 def test_dpsgd_csr_matches_reference_and_dense(rule, dtype, index_dtype):
-    X = random_csr(n=500, dtype=dtype, index_dtype=index_dtype, seed=7)
-    rng = np.random.default_rng(8)
+    X, rng, y, groups = sgd_data(500, dtype, index_dtype, 7, 0.4)
     n, d = X.shape
-    y = (rng.random(n) < 0.4).astype(float)
-    groups = rng.integers(0, 2, size=n)
     T = 12
     sizes = rng.binomial(n, 0.1, size=T)
     offsets = np.concatenate([[0], np.cumsum(sizes)])
@@ -403,11 +408,8 @@ def test_dpsgd_csr_faults_in_both_packed_layouts():
 @pytest.mark.parametrize("rule", ["fixed", "dpsgdf"])
 @pytest.mark.parametrize("dtype,index_dtype", [(np.float64, np.int32), (np.float32, np.int64)])
 def test_dpsgd_packed_equals_unpacked_over_several_calls(rule, dtype, index_dtype):
-    X = random_csr(n=400, dtype=dtype, index_dtype=index_dtype, seed=31)
-    rng = np.random.default_rng(32)
+    X, rng, y, groups = sgd_data(400, dtype, index_dtype, 31, 0.5)
     n, d = X.shape
-    y = (rng.random(n) < 0.5).astype(float)
-    groups = rng.integers(0, 2, size=n)
     packed = kernels.pack_csr_rows(X, y, groups=groups, n_groups=2)
     assert packed.shape == (n, d) and packed.n_groups == 2
     p_packed = p_plain = np.zeros(d + 1)
