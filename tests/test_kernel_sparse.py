@@ -211,14 +211,19 @@ def test_clipgrad_csr_matches_reference_and_dense(dtype, index_dtype, l2, thresh
 
 
 # -- dpsgd_epochs ---------------------------------------------------------------------------------------------------
+def sgd_data(n, dtype, index_dtype, seed, positive_rate):
+    """(X, rng, y, groups): a random CSR X, labels and two groups, and the generator for the rest of a test."""
+    X = random_csr(n=n, dtype=dtype, index_dtype=index_dtype, seed=seed)
+    rng = np.random.default_rng(seed + 1)
+    y = (rng.random(n) < positive_rate).astype(float)
+    return X, rng, y, rng.integers(0, 2, size=n)
+
+
 @pytest.mark.parametrize("rule", ["fixed", "dpsgdf", "naive"])
 @pytest.mark.parametrize("dtype,index_dtype", CASES[:1] + CASES[3:])
 def test_dpsgd_csr_matches_reference_and_dense(rule, dtype, index_dtype):
-    X = random_csr(n=500, dtype=dtype, index_dtype=index_dtype, seed=7)
-    rng = np.random.default_rng(8)
+    X, rng, y, groups = sgd_data(500, dtype, index_dtype, 7, 0.4)
     n, d = X.shape
-    y = (rng.random(n) < 0.4).astype(float)
-    groups = rng.integers(0, 2, size=n)
     T = 12
     sizes = rng.binomial(n, 0.1, size=T)
     offsets = np.concatenate([[0], np.cumsum(sizes)])
@@ -365,6 +370,73 @@ def test_dpsgd_csr_faults_only_in_visited_rows():
         sgd(good, [1], groups=np.array([0, 5, 0]))
     with pytest.raises(ValueError, match="y contains NaN"):
         sgd(good, [1], y=np.array([0.0, np.nan, 1.0]))
+
+
+def test_dpsgd_csr_faults_in_both_packed_layouts():
+    """Rows that fit 128 bytes are packed at a fixed stride, else through an address table: a long row (300
+    non-zeros) switches the layout; in both, a bad row faults only when visited and results equal the twin."""
+    core = kernels._native()
+    d = 400
+    for long_row in (False, True):
+        n = 6
+        rows = [[0, 1], [2], [3, 3], [], [5], [1, 2]]  # row 2 repeats column 3
+        if long_row:
+            rows[4] = list(range(10, 310))
+        indptr = np.cumsum([0] + [len(r) for r in rows]).astype(np.int32)
+        indices = np.array([c for r in rows for c in r], dtype=np.int32)
+        data = np.linspace(0.5, 1.5, indices.size)
+        y, groups = np.array([0.0, 1.0, 1.0, 0.0, 1.0, 0.0]), np.zeros(n, dtype=np.int64)
+
+        def sgd(visit, arrays=(data, indices, indptr, d, y, groups)):
+            return core.dpsgd_epochs_csr(*arrays, np.ones(1), None, np.array(visit), np.array([0, len(visit)]),
+                                         np.ones(1), np.zeros((1, d + 1)), None, core.ClipRule.fixed,
+                                         core.NoiseRule.shared, 0.0, 0.0, 1.0, 0.0, np.inf, np.full(d + 1, 0.01))
+
+        visit = [0, 1, 3, 4, 5, 4]
+        got, _ = sgd(visit)
+        X = sp.csr_matrix((data, indices, indptr), shape=(n, d))
+        X2 = X[[0, 1, 3, 4, 5]]  # without the bad row, for the twin
+        want, _ = kernels.dpsgd_epochs(X2, y[[0, 1, 3, 4, 5]], np.full(d + 1, 0.01), np.array([0, 1, 2, 3, 4, 3]),
+                                       np.array([0, 6]), np.ones(1), np.zeros((1, d + 1)), noise_multiplier=0.0,
+                                       expected_batch_size=1.0, backend="numpy")
+        close(got, want, rtol=1e-12, atol=1e-14)
+        with pytest.raises(ValueError, match="duplicate"):
+            sgd([0, 2])
+
+
+# -- dpsgd_epochs with rows packed once (pack_csr_rows), as the estimators run one call per epoch ---------------------
+@pytest.mark.parametrize("rule", ["fixed", "dpsgdf"])
+@pytest.mark.parametrize("dtype,index_dtype", [(np.float64, np.int32), (np.float32, np.int64)])
+def test_dpsgd_packed_equals_unpacked_over_several_calls(rule, dtype, index_dtype):
+    X, rng, y, groups = sgd_data(400, dtype, index_dtype, 31, 0.5)
+    n, d = X.shape
+    packed = kernels.pack_csr_rows(X, y, groups=groups, n_groups=2)
+    assert packed.shape == (n, d) and packed.n_groups == 2
+    p_packed = p_plain = np.zeros(d + 1)
+    for _ in range(3):
+        T = 5
+        offsets = np.arange(T + 1) * 30
+        rows = rng.integers(0, n, size=offsets[-1])
+        kw = dict(groups=groups, clip=np.array([0.8, 1.2]), rule=rule, noise_multiplier=1.0,
+                  count_noise=None if rule == "fixed" else rng.normal(size=(T, 4)), count_noise_multiplier=2.0,
+                  expected_batch_size=30.0, l2=1e-3)
+        noise = rng.normal(size=(T, d + 1))
+        p_packed, b_packed = kernels.dpsgd_epochs(X, y, p_packed, rows, offsets, np.full(T, 0.5), noise,
+                                                  packed=packed, **kw)
+        p_plain, b_plain = kernels.dpsgd_epochs(X, y, p_plain, rows, offsets, np.full(T, 0.5), noise, **kw)
+        assert np.array_equal(p_packed, p_plain) and np.array_equal(b_packed, b_plain)
+    args = (np.zeros(d + 1), np.array([0, 1]), np.array([0, 2]), np.ones(1), np.zeros((1, d + 1)))
+    with pytest.raises(ValueError, match="same X, y and groups"):
+        kernels.dpsgd_epochs(X, y.copy(), *args, groups=groups, clip=np.ones(2), expected_batch_size=2.0,
+                             packed=packed)
+    with pytest.raises(ValueError, match="n_groups"):
+        kernels.dpsgd_epochs(X, y, *args, groups=groups, clip=np.ones(3), expected_batch_size=2.0, packed=packed)
+    dense = X.toarray()  # dense X: nothing is packed, same results as without
+    packed_dense = kernels.pack_csr_rows(dense, y)
+    assert packed_dense._native is None
+    got = kernels.dpsgd_epochs(dense, y, *args, expected_batch_size=2.0, packed=packed_dense)
+    want = kernels.dpsgd_epochs(dense, y, *args, expected_batch_size=2.0)
+    assert np.array_equal(got[0], want[0])
 
 
 # -- csr_in_domain --------------------------------------------------------------------------------------------------

@@ -130,6 +130,34 @@ py::tuple dpsgd_csr(py::object data, py::object indices, py::object indptr, std:
   return c.tuple();
 }
 
+// X's rows, labels and groups packed once (dpfair::PackedCsr) for several dpsgd_epochs_packed calls.
+dpfair::PackedCsr* packed_csr(py::object data, py::object indices, py::object indptr, std::int64_t n_cols, Doubles y,
+                              Int64s groups, std::int64_t n_groups) {
+  const CsrArrays X = csr_arrays(data, indices, indptr, n_cols);
+  check_length(y, X.rows, "y");
+  check_length(groups, X.rows, "groups");
+  return with_csr(X, Reads::some_rows, [&](const auto& v) {
+    return new dpfair::PackedCsr(v, y.data(), groups.data(), static_cast<std::ptrdiff_t>(n_groups));
+  });
+}
+
+py::tuple dpsgd_packed(const dpfair::PackedCsr& X, Doubles y, Int64s groups, Doubles clip, py::object group_weights,
+                       Int64s rows, Int64s offsets, Doubles lr, py::object grad_noise, py::object count_noise,
+                       dpfair::ClipRule rule, dpfair::NoiseRule noise, double noise_multiplier,
+                       double count_noise_multiplier, double expected_batch_size, double l2, double weight_bound,
+                       Doubles params) {
+  SgdCall c(X.rows(), X.cols(), std::move(y), std::move(groups), std::move(clip), group_weights, std::move(rows),
+            std::move(offsets), std::move(lr), grad_noise, count_noise, rule, noise, std::move(params), false);
+  c.set_noise(noise_multiplier, count_noise_multiplier, expected_batch_size, l2, weight_bound);
+  double *pp = c.out_params.mutable_data(), *bp = c.out_bounds.mutable_data();
+  const dpfair::SgdSteps steps = c.view();
+  {
+    py::gil_scoped_release release;
+    X.dpsgd_epochs(steps, c.config, pp, bp);
+  }
+  return c.tuple();
+}
+
 }  // namespace
 
 void bind_sgd(pybind11::module_& m) {
@@ -157,4 +185,15 @@ void bind_sgd(pybind11::module_& m) {
         py::arg("rule"), py::arg("noise"), py::arg("noise_multiplier"), py::arg("count_noise_multiplier"),
         py::arg("expected_batch_size"), py::arg("l2"), py::arg("weight_bound"), py::arg("params"),
         "dpsgd_epochs on a CSR matrix; returns (params, step_bounds).");
+  py::class_<dpfair::PackedCsr>(m, "PackedCsr", "A CSR matrix's rows, labels and groups packed once for "
+                                "dpsgd_epochs_packed (see dpfair_native.kernels.pack_csr_rows).", py::module_local())
+      .def(py::init(&packed_csr), py::arg("data"), py::arg("indices"), py::arg("indptr"), py::arg("n_features"),
+           py::arg("y"), py::arg("groups"), py::arg("n_groups"))
+      .def_property_readonly("shape", [](const dpfair::PackedCsr& p) { return py::make_tuple(p.rows(), p.cols()); })
+      .def_property_readonly("n_groups", &dpfair::PackedCsr::n_groups);
+  m.def("dpsgd_epochs_packed", &dpsgd_packed, py::arg("packed"), py::arg("y"), py::arg("groups"), py::arg("clip"),
+        py::arg("group_weights"), py::arg("batch_rows"), py::arg("batch_offsets"), py::arg("learning_rates"),
+        py::arg("grad_noise"), py::arg("count_noise"), py::arg("rule"), py::arg("noise"), py::arg("noise_multiplier"),
+        py::arg("count_noise_multiplier"), py::arg("expected_batch_size"), py::arg("l2"), py::arg("weight_bound"),
+        py::arg("params"), "dpsgd_epochs on packed CSR rows; returns (params, step_bounds).");
 }

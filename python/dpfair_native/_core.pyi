@@ -184,6 +184,42 @@ def dpsgd_epochs_csr(
     weight_bound: float,
     params: npt.NDArray[np.float64],
 ) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+class PackedCsr:
+    def __init__(
+        self,
+        data: npt.NDArray[np.floating],
+        indices: npt.NDArray[np.integer],
+        indptr: npt.NDArray[np.integer],
+        n_features: int,
+        y: npt.NDArray[np.float64],
+        groups: npt.NDArray[np.int64],
+        n_groups: int,
+    ) -> None: ...
+    @property
+    def shape(self) -> Tuple[int, int]: ...
+    @property
+    def n_groups(self) -> int: ...
+
+def dpsgd_epochs_packed(
+    packed: PackedCsr,
+    y: npt.NDArray[np.float64],
+    groups: npt.NDArray[np.int64],
+    clip: npt.NDArray[np.float64],
+    group_weights: Optional[npt.NDArray[np.float64]],
+    batch_rows: npt.NDArray[np.int64],
+    batch_offsets: npt.NDArray[np.int64],
+    learning_rates: npt.NDArray[np.float64],
+    grad_noise: Optional[npt.NDArray[np.float64]],
+    count_noise: Optional[npt.NDArray[np.float64]],
+    rule: ClipRule,
+    noise: NoiseRule,
+    noise_multiplier: float,
+    count_noise_multiplier: float,
+    expected_batch_size: float,
+    l2: float,
+    weight_bound: float,
+    params: npt.NDArray[np.float64],
+) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 def logistic_newton_csr(
     data: npt.NDArray[np.floating],
     indices: npt.NDArray[np.integer],

@@ -13,6 +13,7 @@ from ._core import discrete_gaussian_noise as discrete_gaussian_noise
 from ._core import discrete_laplace_noise as discrete_laplace_noise
 from ._core import dpsgd_epochs as dpsgd_epochs
 from ._core import dpsgd_epochs_csr as dpsgd_epochs_csr
+from ._core import dpsgd_epochs_packed as dpsgd_epochs_packed
 from ._core import logistic_newton as logistic_newton
 from ._core import logistic_newton_csr as logistic_newton_csr
 from ._core import minimize_quadratic as minimize_quadratic
@@ -25,4 +26,5 @@ isa: str
 
 ClipRule = _core_types.ClipRule
 NoiseRule = _core_types.NoiseRule
+PackedCsr = _core_types.PackedCsr
 QuadraticSolution = _core_types.QuadraticSolution

@@ -414,6 +414,7 @@ def dpsgd_epochs(
     backend: Backend = "native",
     secure_key: Optional[bytes] = None,
     grid_inflation: float = 1e-4,
+    packed: Optional[PackedCsrRows] = None,
 ) -> Tuple[np.ndarray, np.ndarray]:
     """Run T = len(learning_rates) DP-SGD steps of a linear logistic model; all randomness is passed in.
 
@@ -454,8 +455,14 @@ def dpsgd_epochs(
     released s only (public), so the grid leaks nothing; ``step_bounds`` reports s_k without the γ√D inflation.
     Returns ``(params, step_bounds)``: the final (d + 1,) params and the (T, K) sensitivities s_k of each step.
     The native loop runs single-threaded with the GIL released (steps are sequential and batches small).
+
+    ``packed``: :func:`pack_csr_rows` of these same ``X``, ``y`` and ``groups`` objects (checked by identity),
+    so that a caller running the loop in several calls (one per epoch) packs a CSR X once instead of per call.
+    Same results; without it the native CSR path packs X on each call.
     """
     _check_backend(backend)
+    if packed is not None and not packed._built_from(X, y, groups):
+        raise ValueError("packed must be pack_csr_rows(X, y, groups=groups) of the same X, y and groups objects")
     X = _float_matrix_or_csr(X, "X")
     n, d = X.shape
     y = _float_vector(y, n, "y")
@@ -529,6 +536,13 @@ def dpsgd_epochs(
         )
     core = _native()
     rule_code, noise_code = getattr(core.ClipRule, rule), getattr(core.NoiseRule, noise)
+    if packed is not None and packed._native is not None:
+        if packed._native.n_groups != K:
+            raise ValueError(f"packed was built for n_groups={packed._native.n_groups}, but clip has {K} bounds")
+        return core.dpsgd_epochs_packed(
+            packed._native, y, groups, clip, group_weights, batch_rows, batch_offsets, learning_rates, grad_noise,
+            count_noise, rule_code, noise_code, sigma, sigma_count, b, float(l2), weight_bound, params,
+        )
     if _is_csr(X):
         return core.dpsgd_epochs_csr(
             *_csr_arrays(X), y, groups, clip, group_weights, batch_rows, batch_offsets, learning_rates, grad_noise,
@@ -540,6 +554,57 @@ def dpsgd_epochs(
     )
 
 __all__.append("dpsgd_epochs")
+
+
+class PackedCsrRows:
+    """X's rows with their labels and groups, packed once for several :func:`dpsgd_epochs` calls.
+
+    Built by :func:`pack_csr_rows`. Holds the native packed copy (each CSR row one cache-aligned record; None for
+    dense X or the NumPy backend, where there is nothing to pack) and the X, y, groups objects it was built from:
+    :func:`dpsgd_epochs` accepts it only with those same objects. They must not be modified while it is in use
+    (the packed copy is a snapshot).
+
+    Attributes
+    ----------
+    shape : tuple of int
+        X's (n, d).
+    n_groups : int
+        K, the number of clip bounds it was built for (a record's group must lie in 0 .. K-1).
+    """
+
+    def __init__(self, X, y, groups, n_groups: int, native):
+        self._sources = (X, y, groups)
+        self._native = native
+        self.shape = tuple(X.shape)
+        self.n_groups = n_groups
+
+    def _built_from(self, X, y, groups) -> bool:
+        return all(a is b for a, b in zip(self._sources, (X, y, groups)))
+
+
+def pack_csr_rows(X, y, *, groups=None, n_groups: int = 1, backend: Backend = "native") -> PackedCsrRows:
+    """Pack a CSR X's rows, labels y and groups (in 0 .. n_groups-1, default all 0) once for :func:`dpsgd_epochs`.
+
+    Costs one pass over X (its rows' faults — bad offsets, columns, values, groups or labels — are recorded, and
+    raised only by a :func:`dpsgd_epochs` call that visits the row, as without packing). Pass the result as
+    ``packed=`` with the same X, y and groups objects. For dense X or ``backend="numpy"`` nothing is packed (the
+    result only records the objects).
+    """
+    _check_backend(backend)
+    n_groups = int(n_groups)
+    if n_groups < 1:
+        raise ValueError(f"n_groups must be >= 1 (one clip bound per group), got {n_groups}")
+    native = None
+    if backend == "native" and _is_csr(X):
+        Xc = _float_matrix_or_csr(X, "X")
+        n = Xc.shape[0]
+        yv = _float_vector(y, n, "y")
+        gv = np.zeros(n, dtype=np.int64) if groups is None else _index_vector(groups, n, "groups")
+        native = _native().PackedCsr(*_csr_arrays(Xc), yv, gv, n_groups)
+    return PackedCsrRows(X, y, groups, n_groups, native)
+
+
+__all__ += ["PackedCsrRows", "pack_csr_rows"]
 
 
 class LogisticFit(NamedTuple):

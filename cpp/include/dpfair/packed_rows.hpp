@@ -7,11 +7,15 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <new>
 #include <stdexcept>
 #include <vector>
 
 #include "dpfair/parallel.hpp"
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 #include "dpfair/sparse.hpp"
 
 namespace dpfair {
@@ -106,11 +110,14 @@ inline void prefetch(const void* p) {
 // (~950 ns per row, software prefetch included). Here row i is one 64-byte aligned record — a Header, the row's
 // values that are not exactly 1.0 (as T), then the column indices (as C) of those values and after them of the
 // row's 1.0 entries, each part in CSR order — so the same row spans 2 lines, and the loops over it need no
-// branch. Built per call by one sequential pass over X (split over the hardware's threads); each row's fault
-// (CsrRowCheck's order, then its group, then its label) is recorded, not thrown, so only the rows the loop visits
-// can fail, as before. Sums over a row add its other values first, then its 1.0s (a different rounding order than
-// over the CSR row, within the kernels' tolerances). C: std::uint16_t when d <= 2^16, else std::uint32_t.
-// y or groups may be nullptr (then Header::y / group are 0 and never a fault).
+// branch. When every record fits in kFixedLines lines, row i sits at base + i·kFixedLines·64 (fixed stride: a
+// row's address is computed, not loaded, so a prefetch of a batch row needs no dependent miss first — measured
+// the faster layout); otherwise records are variable length and addressed through a table (rows_). Built by
+// sequential passes over X split over the hardware's threads (build it once and reuse it: the DP-SGD estimators
+// keep one per fit); each row's fault (CsrRowCheck's order, then its group, then its label) is recorded, not
+// thrown, so only the rows a loop visits can fail. Sums over a row add its other values first, then its 1.0s (a
+// different rounding order than over the CSR row, within the kernels' tolerances). C: std::uint16_t when
+// d <= 2^16, else std::uint32_t. y or groups may be nullptr (then Header::y / group are 0 and never a fault).
 template <class T, class C>
 class PackedRows {
  public:
@@ -120,13 +127,32 @@ class PackedRows {
     std::int32_t group;
     RowFault fault;
   };
+  static constexpr std::size_t kFixedLines = 2;
 
   template <class I>
   PackedRows(const CsrView<T, I>& X, const double* y, const std::int64_t* groups, std::ptrdiff_t n_groups)
-      : rows_(static_cast<std::size_t>(X.rows)) {
+      : n_(X.rows) {
     require(static_cast<std::uint64_t>(X.cols) <= std::uint64_t{1} << (8 * sizeof(C)), "n_features must be <= 2^32");
     const double nnz = X.rows > 0 ? static_cast<double>(X.indptr[X.rows]) : 0.0;
     const int threads = threads_for(nnz, static_cast<double>(kMinNonzerosPerThread), 0);
+    std::vector<std::size_t> longest(static_cast<std::size_t>(threads), 0);
+    parallel_for(X.rows, threads, [&](int k, std::ptrdiff_t begin, std::ptrdiff_t end) {
+      CsrRowCheck<T, I> check(X);
+      std::size_t& most = longest[static_cast<std::size_t>(k)];
+      for (std::ptrdiff_t i = begin; i < end; ++i) most = std::max(most, lines_of(X, i, check.fault(i)));
+    });
+    if (*std::max_element(longest.begin(), longest.end()) <= kFixedLines) {
+      // uninitialized (no zeroing pass): each thread writes, and so faults in, its own rows' pages
+      fixed_ = allocate_lines(static_cast<std::size_t>(X.rows) * kFixedLines);
+      parallel_for(X.rows, threads, [&](int, std::ptrdiff_t begin, std::ptrdiff_t end) {
+        CsrRowCheck<T, I> check(X);
+        for (std::ptrdiff_t i = begin; i < end; ++i) {
+          write(X, y, groups, n_groups, i, check.fault(i), fixed_.get() + static_cast<std::size_t>(i) * kFixedLines);
+        }
+      });
+      return;
+    }
+    rows_.resize(static_cast<std::size_t>(X.rows));
     parts_.resize(static_cast<std::size_t>(threads));
     parallel_for(X.rows, threads, [&](int k, std::ptrdiff_t begin, std::ptrdiff_t end) {
       pack(X, y, groups, n_groups, begin, end, parts_[static_cast<std::size_t>(k)]);
@@ -139,16 +165,25 @@ class PackedRows {
     });
   }
 
+  std::ptrdiff_t rows() const { return n_; }
+
   const Header& row(std::int64_t i) const {
+    if (fixed_) return *reinterpret_cast<const Header*>(fixed_.get() + static_cast<std::size_t>(i) * kFixedLines);
     return *reinterpret_cast<const Header*>(rows_[static_cast<std::size_t>(i)] & ~std::uintptr_t{63});
   }
 
-  // Asks for row i's address (stage 1) or its lines (stage 2, once the address has arrived).
+  // Asks for row i's address (stage 1; nothing to ask with a fixed stride) or its lines (stage 2, once the
+  // address has arrived).
   void prefetch_address(std::int64_t i) const {
-    if (i >= 0 && i < static_cast<std::int64_t>(rows_.size())) prefetch(&rows_[static_cast<std::size_t>(i)]);
+    if (!fixed_ && i >= 0 && i < n_) prefetch(&rows_[static_cast<std::size_t>(i)]);
   }
   void prefetch_lines(std::int64_t i) const {
-    if (i < 0 || i >= static_cast<std::int64_t>(rows_.size())) return;
+    if (i < 0 || i >= n_) return;
+    if (fixed_) {
+      const Line* line = fixed_.get() + static_cast<std::size_t>(i) * kFixedLines;
+      for (std::size_t l = 0; l < kFixedLines; ++l) prefetch(line + l);
+      return;
+    }
     const std::uintptr_t r = rows_[static_cast<std::size_t>(i)];
     const auto* line = reinterpret_cast<const Line*>(r & ~std::uintptr_t{63});
     for (std::uintptr_t l = 0; l < std::min<std::uintptr_t>(r & 63, kPrefetchLines); ++l) prefetch(line + l);
@@ -170,46 +205,100 @@ class PackedRows {
     unsigned char bytes[64];
   };
 
+  // Row i's stored range [lo, hi) (empty for a row whose offsets are faulty).
+  template <class I>
+  static void bounds_of(const CsrView<T, I>& X, std::ptrdiff_t i, RowFault fault, I& lo, I& hi) {
+    lo = fault == RowFault::offsets ? 0 : X.indptr[i];
+    hi = fault == RowFault::offsets ? 0 : X.indptr[i + 1];
+    require(static_cast<std::uint64_t>(hi - lo) < (std::uint64_t{1} << 32), "a CSR row holds 2^32 non-zeros or more");
+  }
+
+  template <class I>
+  static std::uint32_t values_of(const CsrView<T, I>& X, I lo, I hi) {
+    std::uint32_t n_values = 0;
+    for (I p = lo; p < hi; ++p) n_values += static_cast<double>(X.data[p]) != 1.0;
+    return n_values;
+  }
+
+  static std::size_t lines_for(std::uint32_t n_values, std::size_t count) {
+    return (sizeof(Header) + n_values * sizeof(T) + count * sizeof(C) + 63) / 64;
+  }
+
+  template <class I>
+  static std::size_t lines_of(const CsrView<T, I>& X, std::ptrdiff_t i, RowFault fault) {
+    I lo, hi;
+    bounds_of(X, i, fault, lo, hi);
+    return lines_for(values_of(X, lo, hi), static_cast<std::size_t>(hi - lo));
+  }
+
+  // Writes row i's record (its fault, as found by CsrRowCheck, completed by the group and label checks) at `out`.
+  template <class I>
+  static void write(const CsrView<T, I>& X, const double* y, const std::int64_t* groups, std::ptrdiff_t n_groups,
+                    std::ptrdiff_t i, RowFault fault, Line* out) {
+    I lo, hi;
+    bounds_of(X, i, fault, lo, hi);
+    const std::uint32_t n_values = values_of(X, lo, hi);
+    if (fault == RowFault::none && groups && !(groups[i] >= 0 && groups[i] < n_groups)) fault = RowFault::group;
+    if (fault == RowFault::none && y && !std::isfinite(y[i])) fault = RowFault::label;
+    const auto group = fault == RowFault::none && groups ? static_cast<std::int32_t>(groups[i]) : 0;
+    auto* h = new (out) Header{y ? y[i] : 0.0, static_cast<std::uint32_t>(hi - lo), n_values, group, fault};
+    T* values = reinterpret_cast<T*>(h + 1);
+    C* columns = reinterpret_cast<C*>(values + n_values);
+    C* ones = columns + n_values;
+    for (I p = lo; p < hi; ++p) {
+      if (static_cast<double>(X.data[p]) != 1.0) {
+        *values++ = X.data[p];
+        *columns++ = static_cast<C>(X.indices[p]);
+      } else {
+        *ones++ = static_cast<C>(X.indices[p]);
+      }
+    }
+  }
+
   // Packs rows [begin, end) into `out`, leaving in rows_[i] row i's first line in `out` plus its line count.
-  // (Measured slower on this machine, so not used: one uninitialized buffer sized from the offsets' upper bound,
-  // ~25% more per DP-SGD fit; huge pages for it, twice the fault-in time and no faster reads.)
+  // (Measured slower on this machine, so not used: huge pages for the buffer, twice the fault-in time and no
+  // faster reads.)
   template <class I>
   void pack(const CsrView<T, I>& X, const double* y, const std::int64_t* groups, std::ptrdiff_t n_groups,
             std::ptrdiff_t begin, std::ptrdiff_t end, std::vector<Line>& out) {
-    // Complexity 17: the row's faults in their order (each recorded, not thrown) and the split of its values from its
-    // 1.0s, one sequential pass.
     CsrRowCheck<T, I> check(X);
     for (std::ptrdiff_t i = begin; i < end; ++i) {
-      RowFault fault = check.fault(i);
-      const I lo = fault == RowFault::offsets ? 0 : X.indptr[i];
-      const I hi = fault == RowFault::offsets ? 0 : X.indptr[i + 1];
-      require(static_cast<std::uint64_t>(hi - lo) < (std::uint64_t{1} << 32), "a CSR row holds 2^32 non-zeros or more");
-      std::uint32_t n_values = 0;
-      for (I p = lo; p < hi; ++p) n_values += static_cast<double>(X.data[p]) != 1.0;
-      const std::size_t bytes = sizeof(Header) + n_values * sizeof(T) + static_cast<std::size_t>(hi - lo) * sizeof(C);
-      const std::size_t first = out.size(), lines = (bytes + 63) / 64;
+      const RowFault fault = check.fault(i);
+      const std::size_t first = out.size(), lines = lines_of(X, i, fault);
       out.resize(first + lines);
-      if (fault == RowFault::none && groups && !(groups[i] >= 0 && groups[i] < n_groups)) fault = RowFault::group;
-      if (fault == RowFault::none && y && !std::isfinite(y[i])) fault = RowFault::label;
-      const auto group = fault == RowFault::none && groups ? static_cast<std::int32_t>(groups[i]) : 0;
-      auto* h = new (out.data() + first)
-          Header{y ? y[i] : 0.0, static_cast<std::uint32_t>(hi - lo), n_values, group, fault};
-      T* values = reinterpret_cast<T*>(h + 1);
-      C* columns = reinterpret_cast<C*>(values + n_values);
-      C* ones = columns + n_values;
-      for (I p = lo; p < hi; ++p) {
-        if (static_cast<double>(X.data[p]) != 1.0) {
-          *values++ = X.data[p];
-          *columns++ = static_cast<C>(X.indices[p]);
-        } else {
-          *ones++ = static_cast<C>(X.indices[p]);
-        }
-      }
+      write(X, y, groups, n_groups, i, fault, out.data() + first);
       rows_[static_cast<std::size_t>(i)] = first * sizeof(Line) + std::min<std::size_t>(lines, 63);
     }
   }
 
-  std::vector<std::uintptr_t> rows_;
+  // The fixed-stride buffer: fresh anonymous memory (Linux: its own mapping, asked for transparent huge pages, so
+  // scattered reads need few TLB entries), uninitialized.
+  struct FreeLines {
+    std::size_t bytes = 0;
+    void operator()(Line* p) const {
+#if defined(__linux__)
+      munmap(p, bytes);
+#else
+      delete[] p;
+#endif
+    }
+  };
+  using LineBuffer = std::unique_ptr<Line[], FreeLines>;
+  static LineBuffer allocate_lines(std::size_t count) {
+    const std::size_t bytes = std::max<std::size_t>(count, 1) * sizeof(Line);
+#if defined(__linux__)
+    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    madvise(p, bytes, MADV_HUGEPAGE);  // advice only: without huge pages it still works
+    return LineBuffer(static_cast<Line*>(p), FreeLines{bytes});
+#else
+    return LineBuffer(new Line[bytes / sizeof(Line)], FreeLines{bytes});
+#endif
+  }
+
+  std::ptrdiff_t n_;
+  LineBuffer fixed_;  // the fixed-stride records, or null
+  std::vector<std::uintptr_t> rows_;  // otherwise: each row's address | its line count
   std::vector<std::vector<Line>> parts_;
 };
 

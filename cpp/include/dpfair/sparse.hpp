@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 #include "dpfair/logistic.hpp"
 #include "dpfair/sgd.hpp"
@@ -51,6 +52,32 @@ void clip_group_gradients_csr(const CsrView<T, I>& X, const double* y, const dou
 template <class T, class I>
 void dpsgd_epochs_csr(const CsrView<T, I>& X, const SgdSteps& steps, const SgdConfig& config, double* params,
                       double* step_bounds);
+
+// X's rows with their labels and groups packed once (csr_rows::PackedRows in packed_rows.hpp: each row one
+// cache-aligned record, at a fixed stride when every row fits 128 bytes) for DP-SGD loops that run in several
+// calls, e.g. one per epoch: dpsgd_epochs_csr packs X on every call, this object once. Each row's fault is
+// recorded while packing and thrown only when a call visits the row, as dpsgd_epochs_csr does. y and groups
+// (either may be nullptr) are copied into the records; later calls must pass the same y and groups in their
+// SgdSteps (count_rows reads steps.groups) and n_groups (checked).
+class PackedCsr {
+ public:
+  template <class T, class I>
+  PackedCsr(const CsrView<T, I>& X, const double* y, const std::int64_t* groups, std::ptrdiff_t n_groups);
+  PackedCsr(PackedCsr&&) noexcept;
+  ~PackedCsr();
+
+  std::ptrdiff_t rows() const { return rows_; }
+  std::ptrdiff_t cols() const { return cols_; }
+  std::ptrdiff_t n_groups() const { return n_groups_; }
+
+  // dpsgd_epochs_csr's steps on the packed rows (same checks, same results).
+  void dpsgd_epochs(const SgdSteps& steps, const SgdConfig& config, double* params, double* step_bounds) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::ptrdiff_t rows_ = 0, cols_ = 0, n_groups_ = 0;
+};
 
 // logistic_newton (logistic.hpp) on CSR rows: scores by sparse dot products, gradient and Hessian by each row's
 // non-zero pairs (Σ_i nnz_i(nnz_i + 1)/2 multiply-adds per Hessian pass). Same algorithm and iterates.

@@ -359,6 +359,8 @@ class _DPSGDBase(DPClassifierBase):
         params = np.zeros(d + 1)
         rates = np.full(steps_per_epoch, lr)
         bounds = []
+        # a CSR X is packed for the native loop once per fit, not once per epoch call
+        packed = kernels.pack_csr_rows(X, y, groups=codes, n_groups=n_groups, backend=self.backend)
         for _ in range(epochs):
             rows, offsets = poisson_batches(n, q, steps_per_epoch, rng)
             if keys is None:
@@ -370,7 +372,7 @@ class _DPSGDBase(DPClassifierBase):
                 X, y, params, rows, offsets, rates, grad_noise,
                 groups=codes, clip=np.full(n_groups, clip), rule=self._rule, count_noise=count_noise,
                 noise_multiplier=sigma, count_noise_multiplier=sigma_count, expected_batch_size=b, l2=l2,
-                backend=self.backend, secure_key=None if keys is None else keys.next(),
+                backend=self.backend, secure_key=None if keys is None else keys.next(), packed=packed,
             )
             bounds.append(step_bounds)
         if not np.all(np.isfinite(params)):
