@@ -141,7 +141,7 @@ def select_features(X, y, domain, k: int, epsilon: float, rng, *, policy: str = 
     required = sorted({int(j) for j in required})
     if any(not 0 <= j < d for j in required):
         raise ValueError(f"required columns must be indices in [0, {d}), got {required}")
-    if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or not len(required) <= k <= d:
+    if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or not max(len(required), 1) <= k <= d:
         raise ValueError(f"k must be an integer in [{max(len(required), 1)}, {d}] (the columns to keep), got {k!r}")
     if not (np.isfinite(epsilon) and epsilon > 0):
         raise ValueError(f"epsilon must be a finite number > 0, got {epsilon!r}")
