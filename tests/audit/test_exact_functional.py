@@ -198,8 +198,9 @@ DOMAINS = {
 }
 
 EPS, DELTA = 1.0, 1e-5
-DEFAULT_MODE = {  # library default: the declared domain's sensitivities
-    "FunctionalMechanismLR-laplace": lambda dom: functional.FunctionalMechanismLR(epsilon=EPS, domain=dom, max_features=None),
+DEFAULT_MODE = {  # library default: the declared domain's sensitivities (max_features=None: the FM release itself)
+    "FunctionalMechanismLR-laplace": lambda dom: functional.FunctionalMechanismLR(
+        epsilon=EPS, domain=dom, max_features=None),
     "FunctionalMechanismLR-gaussian": lambda dom: functional.FunctionalMechanismLR(
         epsilon=EPS, mechanism="gaussian", delta=DELTA, domain=dom, max_features=None),
     "FairFunctionalMechanismLR-gaussian": lambda dom: functional.FairFunctionalMechanismLR(

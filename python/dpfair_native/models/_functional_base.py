@@ -287,6 +287,13 @@ class FunctionalBase(DPClassifierBase):
     mechanisms are calibrated to each block's (ε, δ)). Default False because the float path is the papers' and
     is faster (the secure draws run in ~0.5 µs each natively, but the grid bookkeeping is Python; see
     bench/RESULTS.md); the float path is open in principle to floating-point attacks (Mironov 2012).
+
+    ``max_features`` (library mode): when a selection runs it is released first, ε_sel = SELECTION_SHARE·ε
+    (pure DP: a Laplace count and k exponential-mechanism rounds, sensitivities from the declared box — see
+    ``dpfair_native.feature_selection``), then the functional mechanism on the selected columns with every block's
+    ε scaled by 1 − SELECTION_SHARE (δ unchanged), its sensitivities from the declared domain restricted to those
+    columns (valid because the selection is public once released). Sequential composition of the two:
+    ``privacy_spent_`` = (ε_sel + (1 − SELECTION_SHARE)·ε, δ) = the (ε, δ) the parameters declare.
     """
 
     _fair = False
@@ -341,14 +348,12 @@ class FunctionalBase(DPClassifierBase):
         rows = InMemoryRows(X, y, groups)
         selection = self._select(rows, group_labels, rng)
         if selection is None:
-            out = self._fit_rows(rows, group_labels, rng)
-            out.update(selected_features_=np.arange(X.shape[1]), selection_=None)
-            return out
+            return self._fit_rows(rows, group_labels, rng)
         cols = selection.columns
         out = self._fit_rows(InMemoryRows(X[:, cols], y, groups), group_labels, rng, selection)
         coef = np.zeros(X.shape[1])
         coef[cols] = out["coef_"]
-        out.update(coef_=coef, selected_features_=cols, selection_=selection)
+        out["coef_"] = coef
         return out
 
     # -- private feature selection (library mode, in-memory fits) -------------------------------------------------
@@ -423,7 +428,8 @@ class FunctionalBase(DPClassifierBase):
             self.accountant.spend(*spent, label=type(self).__name__)
         out = self._post_process(ctx, plan, noisy, scale)
         out.update(privacy_spent_=(float(spent[0]), float(spent[1])),
-                   sensitivity_={blk.label: blk.sensitivity for blk in plan.blocks}, sensitive_mean_=s_mean)
+                   sensitivity_={blk.label: blk.sensitivity for blk in plan.blocks}, sensitive_mean_=s_mean,
+                   selected_features_=np.arange(ctx.d0) if columns is None else columns, selection_=selection)
         claimed = self._claimed(ctx)
         if claimed is not None:
             out["epsilon_claimed_"], out["delta_claimed_"] = claimed
@@ -521,6 +527,13 @@ class FunctionalBase(DPClassifierBase):
 
 
 _COMMON_PARAMETERS = """\
+    max_features : "auto", int >= 1 or None, default "auto"
+        Columns the functional mechanism runs on. None: all of them (the papers' setting). An int k: a private
+        selection of k columns (``dpfair_native.feature_selection``) spends SELECTION_SHARE = 0.2 of the budget,
+        the release the rest. "auto": that selection with a public k (``_default_k``) only where the planned noise
+        on Q̃ exceeds SELECTION_TRIGGER × its signal, else all columns — so on data where the family works it is
+        exactly max_features=None. Library mode, in-memory fits only: with paper_faithful=True, secure=True,
+        epsilon = inf or Dask input "auto" keeps every column (and an int is refused).
     domain : FeatureDomain or None, default None
         The declared feature domain the sensitivities come from; None: the domain a DomainEncoder's output carries,
         else [0, 1]^d.
@@ -559,6 +572,11 @@ _COMMON_ATTRIBUTES = """\
         (μ̃, tau) of the fairness constraint |μ̃ᵀw| <= tau, when one was applied.
     sensitive_mean_ : float or None
         s̄ of the paper-faithful fair variants (public or from a noisy count).
+    selected_features_ : ndarray of int
+        The columns the model was fitted on (all of them without a selection); coef_ is 0 elsewhere, and
+        noisy_coefficients_, noise_scale_, release_, constraint_ refer to these columns only.
+    selection_ : FeatureSelection or None
+        The private selection's release (columns, noisy base rate q, utility sensitivity, ε), or None.
 """
 
 
