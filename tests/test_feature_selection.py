@@ -142,3 +142,13 @@ def test_explicit_max_features_refused_where_no_private_selection_runs(kw):
     with pytest.raises(ValueError, match="max_features"):
         FunctionalMechanismLR(max_features=3, **kw).fit(X, y)
     FunctionalMechanismLR(**kw, random_state=0).fit(X, y)  # "auto" keeps every column there
+
+
+def test_dask_input_keeps_every_column_and_refuses_an_explicit_k():
+    da = pytest.importorskip("dask.array")
+    X, y, _ = _sparse_signal(n=3000, d=40)
+    Xd, yd = da.from_array(X, chunks=(1000, 40)), da.from_array(y, chunks=1000)
+    m = FunctionalMechanismLR(random_state=0).fit(Xd, yd)  # "auto": every column (in memory it would select)
+    assert m.selection_ is None and len(m.selected_features_) == 40
+    with pytest.raises(ValueError, match="max_features"):
+        FunctionalMechanismLR(max_features=3).fit(Xd, yd)

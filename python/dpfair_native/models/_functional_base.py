@@ -404,6 +404,10 @@ class FunctionalBase(DPClassifierBase):
         ``selection`` (a released ``FeatureSelection``, the rows holding its columns only): the plan's budgets
         are scaled by 1 − SELECTION_SHARE and the selection's ε is composed into ``privacy_spent_``.
         """
+        if selection is None and not isinstance(rows, InMemoryRows) and not isinstance(self.max_features, (str,
+                                                                                                      type(None))):
+            raise ValueError("max_features=<int> selects columns of in-memory X only; with Dask input pass "
+                             "max_features=None or 'auto' (which keeps every column there)")
         columns = None if selection is None else selection.columns
         d_in = rows.shape[1] if selection is None else selection.n_features
         ctx = self._context(rows.shape[0], d_in, group_labels, columns)
