@@ -130,10 +130,33 @@ def peeling_probability(utilities, sequence: Sequence[int], epsilon_round: float
 
 def select_features(X, y, domain, k: int, epsilon: float, rng, *, policy: str = "clip",
                     required: Sequence[int] = ()) -> FeatureSelection:
-    """Choose ``k`` columns of X (``required`` ones first, always kept) with an ε-DP selection (module notes).
+    """Choose ``k`` columns of X with an ε-DP selection (see the module Notes for the mechanism and its proof).
 
-    Returns a ``FeatureSelection`` whose ``columns`` are sorted; ``epsilon`` is what was spent: ``epsilon``
-    (COUNT_SHARE of it on the count, the rest split evenly over the rounds), or 0 when no round is needed.
+    Parameters
+    ----------
+    X : ndarray (n, d) or scipy sparse matrix
+        The rows (replace-one neighbours; n is public).
+    y : array-like (n,)
+        0/1 labels.
+    domain : FeatureDomain
+        The declared domain; only its box [l_j, u_j] is used (the utilities' sensitivity comes from it).
+    k : int
+        Columns to keep, ``required`` ones included (max(1, len(required)) <= k <= d).
+    epsilon : float > 0, finite
+        The selection's budget: COUNT_SHARE of it on the positive count, the rest split evenly over the
+        k − len(required) peeling rounds.
+    rng : numpy Generator
+        Source of the Laplace and Gumbel noise.
+    policy : {"clip", "raise"}, default "clip"
+        Values outside the box are clipped into it, or refused.
+    required : sequence of int, default ()
+        Public column indices that are always kept (not counted in the rounds).
+
+    Returns
+    -------
+    FeatureSelection
+        ``columns`` sorted; ``epsilon`` is what was spent: ``epsilon``, or 0 when no round was needed (k = d, or
+        only required columns), in which case nothing was computed from the data.
     """
     from . import mechanisms
 
