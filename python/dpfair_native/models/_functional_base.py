@@ -387,6 +387,8 @@ class FunctionalBase(DPClassifierBase):
             return None
         from ..feature_selection import select_features
 
+        if self.domain_policy == "raise" and not ctx.domain.contains_all(rows.X):
+            ctx.domain.project(rows.X, policy="raise")  # the domain's own error: first row and column outside
         return select_features(rows.X, rows.y, ctx.domain, k, SELECTION_SHARE * eps, rng, policy=self.domain_policy,
                                required=required)
 
