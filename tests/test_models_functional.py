@@ -44,7 +44,7 @@ def test_fit_predict_and_privacy_spent(make, faithful):
     p = m.get_params()
     if "epsilon_s" in p:
         expected = (p["epsilon_s"] + p["epsilon_n"], p.get("delta_s", 0.0) + p.get("delta_n", 0.0))
-        d = X.shape[1]
+        d = len(m.selected_features_)  # the paper's figure on the model's columns (all, or the selected ones)
         assert m.epsilon_claimed_ == pytest.approx(p["epsilon_s"] / d + (d - 1) * p["epsilon_n"] / d)
         if "delta_s" in p:
             assert m.delta_claimed_ == pytest.approx(1 - (1 - p["delta_s"]) * (1 - p["delta_n"]))
@@ -120,7 +120,7 @@ def test_gaussian_noise_scale_and_faithful_sqrt2_cross_terms():
     assert np.std(draws[:, ~off]) == pytest.approx(sigma, rel=0.06)
     assert np.std(draws[:, off]) == pytest.approx(math.sqrt(2) * sigma, rel=0.08)
     dom = FeatureDomain.unit_box(3)
-    m = FunctionalMechanismLR(**kw, domain=dom, random_state=0).fit(X, y)
+    m = FunctionalMechanismLR(**kw, domain=dom, random_state=0, max_features=None).fit(X, y)
     sigma_default = mechanisms.analytic_gaussian_sigma(m.sensitivity_["coefficients"], 1.0, 1e-5)
     assert np.allclose(m.noise_scale_, sigma_default)
 

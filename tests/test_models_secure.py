@@ -45,7 +45,7 @@ FUNCTIONAL = [
 @pytest.mark.parametrize("make", FUNCTIONAL)
 def test_functional_secure_uses_secure_noise_and_reports_its_scale(make):
     X, y, s = _data()
-    plain = make(random_state=0).fit(X, y, sensitive_features=s)
+    plain = make(random_state=0, max_features=None).fit(X, y, sensitive_features=s)  # secure keeps every column
     sec = make(random_state=0, secure=True).fit(X, y, sensitive_features=s)
     again = make(random_state=0, secure=True).fit(X, y, sensitive_features=s)
     other = make(random_state=1, secure=True).fit(X, y, sensitive_features=s)

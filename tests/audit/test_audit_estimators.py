@@ -27,11 +27,13 @@ VERTICES = [(np.array(x, dtype=float), y, s) for x in itertools.product([0.0, 1.
 ESTIMATORS = {
     # name: (factory(private: bool), noise kind)
     "FunctionalMechanismLR": (
-        lambda private: functional.FunctionalMechanismLR(epsilon=1.0 if private else np.inf), "laplace"),
-    "PFLRStar": (lambda private: functional.PFLRStar(epsilon=1.0 if private else np.inf, tau=0.1), "laplace"),
+        lambda private: functional.FunctionalMechanismLR(epsilon=1.0 if private else np.inf, max_features=None),
+        "laplace"),
+    "PFLRStar": (lambda private: functional.PFLRStar(epsilon=1.0 if private else np.inf, tau=0.1, max_features=None),
+                 "laplace"),
     "ADFC": (
         lambda private: ding.ADFC(epsilon_s=0.5 if private else np.inf, epsilon_n=0.5 if private else np.inf,
-                                  delta_s=5e-6, delta_n=5e-6, attribute=0, tau=0.1),
+                                  delta_s=5e-6, delta_n=5e-6, attribute=0, tau=0.1, max_features=None),
         "gaussian"),
 }
 

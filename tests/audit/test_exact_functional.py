@@ -198,20 +198,21 @@ DOMAINS = {
 }
 
 EPS, DELTA = 1.0, 1e-5
-DEFAULT_MODE = {  # library default: the declared domain's sensitivities
-    "FunctionalMechanismLR-laplace": lambda dom: functional.FunctionalMechanismLR(epsilon=EPS, domain=dom),
+DEFAULT_MODE = {  # library default: the declared domain's sensitivities (max_features=None: the FM release itself)
+    "FunctionalMechanismLR-laplace": lambda dom: functional.FunctionalMechanismLR(
+        epsilon=EPS, domain=dom, max_features=None),
     "FunctionalMechanismLR-gaussian": lambda dom: functional.FunctionalMechanismLR(
-        epsilon=EPS, mechanism="gaussian", delta=DELTA, domain=dom),
+        epsilon=EPS, mechanism="gaussian", delta=DELTA, domain=dom, max_features=None),
     "FairFunctionalMechanismLR-gaussian": lambda dom: functional.FairFunctionalMechanismLR(
-        epsilon=EPS, delta=DELTA, domain=dom),
+        epsilon=EPS, delta=DELTA, domain=dom, max_features=None),
     "FairFunctionalMechanismLR-laplace": lambda dom: functional.FairFunctionalMechanismLR(
-        epsilon=EPS, mechanism="laplace", domain=dom),
-    "PFLR": lambda dom: functional.PFLR(epsilon=EPS, domain=dom),
-    "PFLRStar": lambda dom: functional.PFLRStar(epsilon=EPS, domain=dom),
-    "PDFC-attr0": lambda dom: ding.PDFC(attribute=0, domain=dom),
-    "PDFC-attr1": lambda dom: ding.PDFC(attribute=1, domain=dom),
-    "ADFC-attr0": lambda dom: ding.ADFC(attribute=0, domain=dom),
-    "ADFC-attr1": lambda dom: ding.ADFC(attribute=1, domain=dom),
+        epsilon=EPS, mechanism="laplace", domain=dom, max_features=None),
+    "PFLR": lambda dom: functional.PFLR(epsilon=EPS, domain=dom, max_features=None),
+    "PFLRStar": lambda dom: functional.PFLRStar(epsilon=EPS, domain=dom, max_features=None),
+    "PDFC-attr0": lambda dom: ding.PDFC(attribute=0, domain=dom, max_features=None),
+    "PDFC-attr1": lambda dom: ding.PDFC(attribute=1, domain=dom, max_features=None),
+    "ADFC-attr0": lambda dom: ding.ADFC(attribute=0, domain=dom, max_features=None),
+    "ADFC-attr1": lambda dom: ding.ADFC(attribute=1, domain=dom, max_features=None),
 }
 FAITHFUL_MODE = {  # paper_faithful=True: the papers' formulas on [0, 1]^d, public s̄ (sensitive_mean)
     "FunctionalMechanismLR-laplace": lambda sm: functional.FunctionalMechanismLR(epsilon=EPS, paper_faithful=True),

@@ -54,8 +54,21 @@ GROUP_STATS_WEIGHT = 4.0
 # costs more accuracy than noise on b (see bench/RESULTS.md).
 FAIR_LINEAR_WEIGHT = 2.0
 
+# Library default mode: when the noise on the full quadratic would swamp its signal, a private feature selection
+# (``dpfair_native.feature_selection``) spends SELECTION_SHARE of the budget choosing the columns and the functional
+# mechanism the rest. r = (public spectral scale of the planned noise on Q̃) / (⅛·n·v, the curvature one typical
+# column adds to Q; see ``_noise_exceeds_signal``). On Adult (FeatureDomain.from_dataset, n = 36,177, ε = 1), where
+# every default of the family reaches its reproduction targets, r is 0.28-2.44 (FairFM 0.28, PDFC 2.44): the
+# selection runs when r > SELECTION_TRIGGER = 10 (4× beyond anything seen to work) and then keeps the largest k
+# whose r on k unit-width columns is <= SIGNAL_RATIO = 2.5 (the Adult level). None of the three constants was
+# tuned on the defaults test's generator; SELECTION_SHARE = 0.2 is set a priori.
+SELECTION_SHARE = 0.2
+SELECTION_TRIGGER = 10.0
+SIGNAL_RATIO = 2.5
+
 # The parameters every estimator of the family has (see each estimator's table for the rest).
 COMMON_CONSTRAINTS: Dict[str, list] = {
+    "max_features": [StrOptions({"auto"}), POSITIVE_INT, None],
     "domain": [FeatureDomain, None],
     "domain_policy": [StrOptions({"clip", "raise"})],
     "fit_intercept": ["boolean"],
@@ -83,6 +96,8 @@ class FunctionalContext:
     domain: object  # feature domain (rows projected into it)
     model_domain: object  # domain of [x, 1] when fit_intercept
     fair: bool
+    columns: Optional[np.ndarray] = None  # the selected columns of X (None: all of them)
+    d_in: int = 0  # the number of columns of X
 
     def mask_coef(self, mask=None, n_stats: int = 0):
         m = np.ones(self.P, dtype=bool) if mask is None else mask
@@ -100,11 +115,12 @@ class FunctionalContext:
 class ReleasePlan(NamedTuple):
     """What an estimator releases: the noise ``blocks`` over [packed coefficients ; statistics], which statistics
     ride along (``stats``: None, "group" — per-group sums and counts — or "mu" — PFLR*'s Σ (s_i − s̄) x_i), and the
-    budget ``count_epsilon`` of the private group-1 count behind s̄ (0: none)."""
+    budget ``count_epsilon`` of the private group-1 count behind s̄ (0: none), and ``selection_epsilon``."""
 
     blocks: List[NoiseBlock]
     stats: Optional[str] = None
     count_epsilon: float = 0.0
+    selection_epsilon: float = 0.0  # the private feature selection run before (pure ε-DP), if any
 
 
 def sqrt2_offdiagonal(ctx: FunctionalContext, mask: np.ndarray) -> np.ndarray:
@@ -147,8 +163,9 @@ class InMemoryRows:
 
 
 def init_common(est, *, domain, domain_policy, fit_intercept, ridge, backend, n_threads, random_state, accountant,
-                secure=False):
+                secure=False, max_features="auto"):
     """Set the parameters every estimator of the family has (scikit-learn: __init__ only stores them)."""
+    est.max_features = max_features
     est.domain = domain
     est.domain_policy = domain_policy
     est.fit_intercept = fit_intercept
@@ -201,6 +218,62 @@ def _noise_std(blocks, scale: np.ndarray, P: int) -> np.ndarray:
     return std
 
 
+def _planned_std(blocks, P: int) -> np.ndarray:
+    """Per packed coefficient, the std of the noise a plan will add (before it is drawn; public)."""
+    from .. import mechanisms
+
+    std = np.zeros(P)
+    for blk in blocks:
+        m = np.asarray(blk.mask[:P], dtype=bool)
+        if not m.any() or np.isinf(blk.epsilon):
+            continue
+        if blk.mechanism == "laplace":
+            base = math.sqrt(2.0) * blk.sensitivity / blk.epsilon
+        else:
+            base = float(mechanisms.analytic_gaussian_sigma(blk.sensitivity, blk.epsilon, blk.delta))
+        w = np.ones(int(blk.mask.sum())) if blk.weights is None else np.asarray(blk.weights, dtype=np.float64)
+        std[m] = base * w[: int(m.sum())]
+    return std
+
+
+def _noise_exceeds_signal(std: np.ndarray, ctx: FunctionalContext, domain, ratio: float) -> bool:
+    """Whether the public spectral scale of the noise on Q̃ exceeds ``ratio`` × ⅛·n·v, v = median over columns of
+    w_j²/12 (the variance of a uniform column of width w_j): the curvature one typical column adds to Q."""
+    width = np.asarray(domain.upper, dtype=np.float64) - np.asarray(domain.lower, dtype=np.float64)
+    signal = ratio * 0.125 * ctx.n * float(np.median(width**2)) / 12.0
+    return noise_spectral_scale(std, ctx.d, 1.0) > signal
+
+
+def _default_k(n: int, d0: int, eps: float, delta: float, mechanism: str, ctx: FunctionalContext) -> int:
+    """The largest k whose FM on k unit-width columns [0, 1]^k (with the intercept, and the group statistics
+    when fair) keeps its noise below the signal (``_noise_exceeds_signal``); a public rule of (n, ε, δ, d, the
+    mechanism), never of the data. Bisection: the noise grows with k."""
+
+    def too_noisy(k):
+        dom = default_domain(k)
+        mdom = augment_domain(dom) if ctx.fit_intercept else dom
+        norm = "l1" if mechanism == "laplace" else "l2"
+        sens = float(mdom.functional_sensitivity(norm=norm))
+        if ctx.fair:
+            g = float(dom.group_sums_sensitivity(norm)) / GROUP_STATS_WEIGHT
+            sens = sens + g if norm == "l1" else math.hypot(sens, g)
+        d = k + int(ctx.fit_intercept)
+        P = 2 * d + d * (d - 1) // 2
+        blk = NoiseBlock("probe", np.ones(P, dtype=bool), mechanism, sens, eps, max(delta, 1e-300))
+        kctx = FunctionalContext(n=n, d0=k, d=d, P=P, faithful=False, fit_intercept=ctx.fit_intercept, domain=dom,
+                                 model_domain=mdom, fair=ctx.fair)
+        return _noise_exceeds_signal(_planned_std([blk], P), kctx, dom, SIGNAL_RATIO)
+
+    lo, hi = 1, d0  # invariant: the answer is in [lo, hi]; k = 1 is always allowed
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if too_noisy(mid):
+            hi = mid - 1
+        else:
+            lo = mid
+    return lo
+
+
 class FunctionalBase(DPClassifierBase):
     """Shared fit: plan the noise blocks, check the accountant, release once, repair, solve.
 
@@ -214,6 +287,13 @@ class FunctionalBase(DPClassifierBase):
     mechanisms are calibrated to each block's (ε, δ)). Default False because the float path is the papers' and
     is faster (the secure draws run in ~0.5 µs each natively, but the grid bookkeeping is Python; see
     bench/RESULTS.md); the float path is open in principle to floating-point attacks (Mironov 2012).
+
+    ``max_features`` (library mode): when a selection runs it is released first, ε_sel = SELECTION_SHARE·ε
+    (pure DP: a Laplace count and k exponential-mechanism rounds, sensitivities from the declared box — see
+    ``dpfair_native.feature_selection``), then the functional mechanism on the selected columns with every block's
+    ε scaled by 1 − SELECTION_SHARE (δ unchanged), its sensitivities from the declared domain restricted to those
+    columns (valid because the selection is public once released). Sequential composition of the two:
+    ``privacy_spent_`` = (ε_sel + (1 − SELECTION_SHARE)·ε, δ) = the (ε, δ) the parameters declare.
     """
 
     _fair = False
@@ -235,17 +315,24 @@ class FunctionalBase(DPClassifierBase):
         return float(ctx.domain.group_sums_sensitivity(norm))
 
     # -- fit ---------------------------------------------------------------------------------------------------
-    def _context(self, n: int, d0: int, group_labels) -> FunctionalContext:
+    def _declared_domain(self, d0: int):
+        """The feature domain of the library mode: ``domain``, else the input's (DomainEncoder), else [0, 1]^d."""
+        return self.domain or getattr(self, "_input_domain", None) or default_domain(d0)
+
+    def _context(self, n: int, d0: int, group_labels, columns=None) -> FunctionalContext:
         faithful = bool(getattr(self, "paper_faithful", False))
         if faithful:
             if self.domain is not None:
                 raise ValueError("paper_faithful=True uses the paper's domain [0, 1]^d; leave domain=None")
             domain, fit_intercept = default_domain(d0), False
         else:
-            domain = self.domain
-            if domain is None:  # the input's declared domain (DomainEncoder output), else the papers' [0, 1]^d
-                domain = getattr(self, "_input_domain", None) or default_domain(d0)
+            domain = self._declared_domain(d0)
             fit_intercept = bool(self.fit_intercept)
+        d_in = d0
+        if columns is not None:  # the FM runs on the selected columns only
+            from ..feature_selection import restrict_domain
+
+            domain, d0 = restrict_domain(domain, columns), len(columns)
         model_domain = augment_domain(domain) if fit_intercept else domain
         d = d0 + int(fit_intercept)
         if self._fair and len(group_labels) != 2:
@@ -254,21 +341,83 @@ class FunctionalBase(DPClassifierBase):
                 "pass declared_groups=[g0, g1] if a group may be absent"
             )
         return FunctionalContext(n=n, d0=d0, d=d, P=2 * d + d * (d - 1) // 2, faithful=faithful,
-                                 fit_intercept=fit_intercept, domain=domain, model_domain=model_domain, fair=self._fair)
+                                 fit_intercept=fit_intercept, domain=domain, model_domain=model_domain, fair=self._fair,
+                                 columns=columns, d_in=d_in)
 
     def _fit(self, X, y, groups, group_labels, rng):
-        return self._fit_rows(InMemoryRows(X, y, groups), group_labels, rng)
+        rows = InMemoryRows(X, y, groups)
+        selection = self._select(rows, group_labels, rng)
+        if selection is None:
+            return self._fit_rows(rows, group_labels, rng)
+        cols = selection.columns
+        out = self._fit_rows(InMemoryRows(X[:, cols], y, groups), group_labels, rng, selection)
+        coef = np.zeros(X.shape[1])
+        coef[cols] = out["coef_"]
+        out["coef_"] = coef
+        return out
 
-    def _fit_rows(self, rows, group_labels, rng) -> Dict[str, Any]:
+    # -- private feature selection (library mode, in-memory fits) -------------------------------------------------
+    def _select(self, rows, group_labels, rng):
+        """The ``FeatureSelection`` to run the FM on, or None for all columns (see ``max_features``)."""
+        mf = self.max_features
+        n, d0 = rows.shape
+        if mf is None:
+            return None
+        if getattr(self, "paper_faithful", False) or self.secure:
+            if mf == "auto":
+                return None
+            raise ValueError("max_features=<int> runs a float-path selection in the library mode: use it with "
+                             "paper_faithful=False and secure=False, or pass max_features=None")
+        ctx = self._context(n, d0, group_labels)
+        probe = self._plan(ctx, np.random.default_rng(0))  # public: sizes, domain, budgets (a throwaway rng)
+        eps, delta = self._check_budget(probe)
+        if not np.isfinite(eps):
+            if mf == "auto":
+                return None
+            raise ValueError("max_features=<int> needs a finite budget; with epsilon = inf pass max_features=None")
+        if mf == "auto":
+            if not _noise_exceeds_signal(_planned_std(probe.blocks, ctx.P), ctx, ctx.domain, SELECTION_TRIGGER):
+                return None
+            k = _default_k(n, d0, (1.0 - SELECTION_SHARE) * eps, delta, probe.blocks[0].mechanism, ctx)
+        else:
+            k = int(mf)
+        required = self._required_columns(ctx)
+        k = max(k, len(required), 1)
+        if k >= d0:
+            return None
+        from ..feature_selection import select_features
+
+        if self.domain_policy == "raise" and not ctx.domain.contains_all(rows.X):
+            ctx.domain.project(rows.X, policy="raise")  # the domain's own error: first row and column outside
+        return select_features(rows.X, rows.y, ctx.domain, k, SELECTION_SHARE * eps, rng, policy=self.domain_policy,
+                               required=required)
+
+    def _required_columns(self, ctx: FunctionalContext):
+        """Columns the selection must keep (PDFC/ADFC: a declared attribute x_s)."""
+        return ()
+
+    def _fit_rows(self, rows, group_labels, rng, selection=None) -> Dict[str, Any]:
         """Plan, check the accountant, compute the statistics from ``rows``, release once, repair, solve.
 
         ``rows`` is where the sums over rows come from: ``InMemoryRows`` (NumPy arrays) or
         ``dpfair_native.distributed.DaskRows`` (per-partition sums on Dask workers). Everything else — the noise
         blocks, the order of the rng draws, the post-processing — is this one code path, so one seed gives the
         same release from either source (up to the float summation order of the sums).
+        ``selection`` (a released ``FeatureSelection``, the rows holding its columns only): the plan's budgets
+        are scaled by 1 − SELECTION_SHARE and the selection's ε is composed into ``privacy_spent_``.
         """
-        ctx = self._context(*rows.shape, group_labels)
+        if selection is None and not isinstance(rows, InMemoryRows) and not isinstance(self.max_features, (str,
+                                                                                                      type(None))):
+            raise ValueError("max_features=<int> selects columns of in-memory X only; with Dask input pass "
+                             "max_features=None or 'auto' (which keeps every column there)")
+        columns = None if selection is None else selection.columns
+        d_in = rows.shape[1] if selection is None else selection.n_features
+        ctx = self._context(rows.shape[0], d_in, group_labels, columns)
         plan = self._plan(ctx, rng)
+        if selection is not None and selection.epsilon > 0:  # 0: only public (required) columns were kept
+            for blk in plan.blocks:
+                blk.epsilon *= 1.0 - SELECTION_SHARE
+            plan = plan._replace(selection_epsilon=selection.epsilon)
         spent = self._check_budget(plan)
         keys = None
         if self.secure:
@@ -285,7 +434,8 @@ class FunctionalBase(DPClassifierBase):
             self.accountant.spend(*spent, label=type(self).__name__)
         out = self._post_process(ctx, plan, noisy, scale)
         out.update(privacy_spent_=(float(spent[0]), float(spent[1])),
-                   sensitivity_={blk.label: blk.sensitivity for blk in plan.blocks}, sensitive_mean_=s_mean)
+                   sensitivity_={blk.label: blk.sensitivity for blk in plan.blocks}, sensitive_mean_=s_mean,
+                   selected_features_=np.arange(ctx.d0) if columns is None else columns, selection_=selection)
         claimed = self._claimed(ctx)
         if claimed is not None:
             out["epsilon_claimed_"], out["delta_claimed_"] = claimed
@@ -296,8 +446,9 @@ class FunctionalBase(DPClassifierBase):
         from ..accountants import compose_basic
 
         budgets = [(blk.epsilon, blk.delta) for blk in plan.blocks]
-        if plan.count_epsilon:
-            budgets.append((plan.count_epsilon, 0.0))
+        for extra in (plan.count_epsilon, plan.selection_epsilon):
+            if extra:
+                budgets.append((extra, 0.0))
         spent = compose_basic(budgets)
         if self.accountant is not None:
             if not np.isfinite(spent[0]):
@@ -382,6 +533,13 @@ class FunctionalBase(DPClassifierBase):
 
 
 _COMMON_PARAMETERS = """\
+    max_features : "auto", int >= 1 or None, default "auto"
+        Columns the functional mechanism runs on. None: all of them (the papers' setting). An int k: a private
+        selection of k columns (``dpfair_native.feature_selection``) spends SELECTION_SHARE = 0.2 of the budget,
+        the release the rest. "auto": that selection with a public k (``_default_k``) only where the planned noise
+        on Q̃ exceeds SELECTION_TRIGGER × its signal, else all columns — so on data where the family works it is
+        exactly max_features=None. Library mode, in-memory fits only: with paper_faithful=True, secure=True,
+        epsilon = inf or Dask input "auto" keeps every column (and an int is refused).
     domain : FeatureDomain or None, default None
         The declared feature domain the sensitivities come from; None: the domain a DomainEncoder's output carries,
         else [0, 1]^d.
@@ -420,6 +578,11 @@ _COMMON_ATTRIBUTES = """\
         (μ̃, tau) of the fairness constraint |μ̃ᵀw| <= tau, when one was applied.
     sensitive_mean_ : float or None
         s̄ of the paper-faithful fair variants (public or from a noisy count).
+    selected_features_ : ndarray of int
+        The columns the model was fitted on (all of them without a selection); coef_ is 0 elsewhere, and
+        noisy_coefficients_, noise_scale_, release_, constraint_ refer to these columns only.
+    selection_ : FeatureSelection or None
+        The private selection's release (columns, noisy base rate q, utility sensitivity, ε), or None.
 """
 
 

@@ -69,10 +69,18 @@ class _DingBase(FunctionalBase):
         "declared_groups": ["array-like", None],
     }
 
+    def _required_columns(self, ctx):
+        """A declared attribute x_s is kept by the feature selection (its index in X)."""
+        attr = self.attribute
+        return () if isinstance(attr, str) and attr == "random" else (self._column(ctx, None),)
+
     def _column(self, ctx, rng) -> int:
+        """x_s's index among the model's columns (the selected ones, when a selection ran)."""
         attr = self.attribute
         if isinstance(attr, str) and attr == "random":
             return int(rng.integers(ctx.d0))  # a public, data-independent choice from the estimator's rng
+        if ctx.columns is not None and not isinstance(attr, str):  # required: the selection kept it
+            return int(np.searchsorted(ctx.columns, attr))
         if isinstance(attr, str):
             names = getattr(ctx.domain, "names", None)
             if ctx.faithful or names is None or attr not in tuple(names):
@@ -121,14 +129,14 @@ class _DingBase(FunctionalBase):
         ]
         return ReleasePlan(blocks, "group")
 
-    def _fit_rows(self, rows, group_labels, rng):
-        out = super()._fit_rows(rows, group_labels, rng)
+    def _fit_rows(self, rows, group_labels, rng, selection=None):
+        out = super()._fit_rows(rows, group_labels, rng, selection)
         out["attribute_"] = self._attribute_index
         return out
 
     def _masks(self, ctx, rng):
         col = self._column(ctx, rng)
-        self._attribute_index = col
+        self._attribute_index = col if ctx.columns is None else int(ctx.columns[col])
         phi_s = monomial_mask(ctx.d, [col])
         return col, phi_s
 
@@ -152,6 +160,7 @@ class PDFC(_DingBase):
     def __init__(self, *, epsilon_s=0.5, epsilon_n=0.5, attribute="random", tau=0.1, paper_faithful=False,
                  sensitive_mean=None, domain=None, domain_policy="clip", fit_intercept=True, ridge="auto",
                  backend="native", n_threads=None, random_state=None, secure=False, accountant=None,
+                 max_features="auto",
                  declared_groups=None):
         self.epsilon_s = epsilon_s
         self.epsilon_n = epsilon_n
@@ -162,7 +171,7 @@ class PDFC(_DingBase):
         self.paper_faithful = paper_faithful
         init_common(self, domain=domain, domain_policy=domain_policy, fit_intercept=fit_intercept, ridge=ridge,
                     backend=backend, n_threads=n_threads, random_state=random_state, accountant=accountant,
-                    secure=secure)
+                    secure=secure, max_features=max_features)
 
     def _faithful_blocks(self, ctx, phi_s, eps_s, eps_n):
         from ..paper_formulas import paper_sensitivity_pflr
@@ -201,7 +210,7 @@ class ADFC(_DingBase):
     def __init__(self, *, epsilon_s=0.5, delta_s=5e-6, epsilon_n=0.5, delta_n=5e-6, attribute="random", tau=0.1,
                  paper_faithful=False, sensitive_mean=None, domain=None, domain_policy="clip", fit_intercept=True,
                  ridge="auto", backend="native", n_threads=None, random_state=None, secure=False,
-                 accountant=None, declared_groups=None):
+                 accountant=None, max_features="auto", declared_groups=None):
         self.epsilon_s = epsilon_s
         self.delta_s = delta_s
         self.epsilon_n = epsilon_n
@@ -213,7 +222,7 @@ class ADFC(_DingBase):
         self.paper_faithful = paper_faithful
         init_common(self, domain=domain, domain_policy=domain_policy, fit_intercept=fit_intercept, ridge=ridge,
                     backend=backend, n_threads=n_threads, random_state=random_state, accountant=accountant,
-                    secure=secure)
+                    secure=secure, max_features=max_features)
 
     def _deltas(self):
         return float(self.delta_s), float(self.delta_n)

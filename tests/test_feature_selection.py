@@ -1,0 +1,154 @@
+"""Private feature selection (dpfair_native.feature_selection) and its use by the functional-mechanism family."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from dpfair_native.domain import FeatureDomain
+from dpfair_native.feature_selection import (
+    COUNT_SHARE,
+    gumbel_top_k,
+    peeling_probability,
+    relevance_scores,
+    restrict_domain,
+    select_features,
+)
+from dpfair_native.models.ding import PDFC
+from dpfair_native.models.functional import FairFunctionalMechanismLR, FunctionalMechanismLR
+
+
+def _sparse_signal(n=3000, d=40, seed=5):
+    """Three informative columns (2, 7, 11; 0, 1, 2 when d < 12) among d uniform ones: not the defaults test's
+    generator."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(size=(n, d))
+    a, b, c = (2, 7, 11) if d >= 12 else (0, 1, 2)
+    z = 4 * X[:, a] - 3 * X[:, b] + 3 * X[:, c] + rng.normal(size=n)
+    return X, (z > np.median(z)).astype(np.int64), (rng.uniform(size=n) < 0.4).astype(np.int64)
+
+
+def test_relevance_scores_match_their_definition_with_clipping():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.5, 1.5, size=(50, 3))
+    y = rng.integers(0, 2, 50)
+    dom = FeatureDomain([0, 0, -1], [1, 2, 1])
+    Xc = np.clip(X, dom.lower, dom.upper)
+    mid, width = (dom.lower + dom.upper) / 2, dom.upper - dom.lower
+    expected = np.abs((Xc - mid).T @ (y - 0.3)) / width
+    assert np.allclose(relevance_scores(X, y, dom, 0.3), expected)
+    with pytest.raises(ValueError, match="outside the declared domain"):
+        relevance_scores(X, y, dom, 0.3, policy="raise")
+
+
+def test_relevance_scores_sparse_equals_dense():
+    sp = pytest.importorskip("scipy.sparse")
+    rng = np.random.default_rng(1)
+    X = rng.uniform(size=(40, 5)) * (rng.uniform(size=(40, 5)) < 0.3)
+    y = rng.integers(0, 2, 40)
+    dom = FeatureDomain([0, 0.1, -1, 0, 0], [1, 1, 0.5, 0.5, 1])  # 0 outside column 1's box; column 3 clips
+    dense = relevance_scores(X, y, dom, 0.45)
+    assert np.allclose(relevance_scores(sp.csr_matrix(X), y, dom, 0.45), dense)
+
+
+def test_gumbel_one_shot_has_the_peeling_distribution():
+    u = np.array([3.0, 1.0, 0.0, 2.0])
+    eps_round, sens, k = 1.0, 1.0, 2
+    rng = np.random.default_rng(0)
+    draws = 40_000
+    counts = {}
+    for _ in range(draws):
+        seq = tuple(gumbel_top_k(u, k, eps_round, sens, rng))
+        counts[seq] = counts.get(seq, 0) + 1
+    for seq in itertools.permutations(range(4), k):
+        p = peeling_probability(u, seq, eps_round, sens)
+        se = np.sqrt(p * (1 - p) / draws)
+        assert abs(counts.get(seq, 0) / draws - p) < 5 * se + 1e-4, (seq, p)
+    assert sum(peeling_probability(u, s, eps_round, sens) for s in itertools.permutations(range(4), k)) == \
+        pytest.approx(1.0)
+
+
+def test_select_features_finds_the_informative_columns_and_spends_its_budget():
+    X, y, _ = _sparse_signal()
+    sel = select_features(X, y, FeatureDomain.unit_box(X.shape[1]), 3, 1.0, np.random.default_rng(0))
+    assert list(sel.columns) == [2, 7, 11]
+    assert sel.epsilon == 1.0 and sel.sensitivity == pytest.approx(max(sel.q, 1 - sel.q))
+    kept = select_features(X, y, FeatureDomain.unit_box(X.shape[1]), 2, 1.0, np.random.default_rng(0),
+                           required=[30])
+    assert 30 in kept.columns and len(kept.columns) == 2
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    ({"k": 0}, "k must be an integer"),
+    ({"k": 41}, "k must be an integer"),
+    ({"k": 2.5}, "k must be an integer"),
+    ({"epsilon": 0.0}, "epsilon must be"),
+    ({"epsilon": np.inf}, "epsilon must be"),
+    ({"required": [40]}, "required columns"),
+    ({"policy": "drop"}, "policy must be"),
+])
+def test_select_features_bad_input_says_how_to_fix(kwargs, match):
+    X, y, _ = _sparse_signal(n=100)
+    args = {"k": 3, "epsilon": 1.0, **kwargs}
+    with pytest.raises(ValueError, match=match):
+        select_features(X, y, FeatureDomain.unit_box(40), args.pop("k"), args.pop("epsilon"),
+                        np.random.default_rng(0), **args)
+    with pytest.raises(ValueError, match="columns"):
+        select_features(X, y, FeatureDomain.unit_box(39), 3, 1.0, np.random.default_rng(0))
+
+
+def test_restrict_domain_keeps_bounds_groups_and_caps():
+    dom = FeatureDomain([0, 0, 0, -1], [1, 1, 1, 2], one_hot_groups=[(0, 1, 2)], l1_cap=3.0,
+                        names=["a", "b", "c", "z"])
+    sub = restrict_domain(dom, [1, 3])
+    assert sub.one_hot_groups == ((0,),) and sub.l1_cap == 3.0 and sub.names == ("b", "z")
+    assert np.array_equal(sub.lower, [0, -1]) and np.array_equal(sub.upper, [1, 2])
+
+
+# -- the functional-mechanism family ------------------------------------------------------------------------------
+def test_auto_selects_when_the_noise_swamps_the_signal_and_composes_the_budget():
+    X, y, s = _sparse_signal(n=3000, d=40)
+    m = FunctionalMechanismLR(random_state=0).fit(X, y)
+    assert m.selection_ is not None and len(m.selected_features_) < 40
+    assert {2, 7, 11} <= set(m.selected_features_)
+    assert m.coef_.shape == (40,)
+    assert np.all(m.coef_[np.setdiff1d(np.arange(40), m.selected_features_)] == 0)
+    assert m.privacy_spent_ == pytest.approx((1.0, 0.0))  # 0.2 selection + 0.8 release
+    assert m.sensitivity_["coefficients"] > 0 and m.selection_.epsilon == pytest.approx(0.2)
+    full = FunctionalMechanismLR(random_state=0, max_features=None).fit(X, y)
+    assert full.selection_ is None and len(full.selected_features_) == 40
+    assert np.mean(m.predict(X) == y) > np.mean(full.predict(X) == y) + 0.05
+
+
+def test_none_and_auto_below_the_trigger_release_exactly_the_same():
+    X, y, s = _sparse_signal(n=3000, d=4)
+    a = FairFunctionalMechanismLR(random_state=3).fit(X, y, sensitive_features=s)
+    b = FairFunctionalMechanismLR(random_state=3, max_features=None).fit(X, y, sensitive_features=s)
+    assert a.selection_ is None and np.array_equal(a.noisy_coefficients_, b.noisy_coefficients_)
+    assert np.array_equal(a.coef_, b.coef_)
+
+
+def test_explicit_max_features_and_a_declared_ding_attribute():
+    X, y, s = _sparse_signal(n=3000, d=40)
+    m = PDFC(attribute=30, max_features=4, random_state=0).fit(X, y, sensitive_features=s)
+    assert 30 in m.selected_features_ and len(m.selected_features_) == 4 and m.attribute_ == 30
+    assert m.privacy_spent_ == pytest.approx((1.0, 0.0))
+    assert m.selection_.epsilon == pytest.approx(0.2) and COUNT_SHARE < 1
+
+
+@pytest.mark.parametrize("kw", [{"paper_faithful": True}, {"secure": True}, {"epsilon": np.inf}])
+def test_explicit_max_features_refused_where_no_private_selection_runs(kw):
+    X, y, _ = _sparse_signal(n=300, d=10)
+    with pytest.raises(ValueError, match="max_features"):
+        FunctionalMechanismLR(max_features=3, **kw).fit(X, y)
+    FunctionalMechanismLR(**kw, random_state=0).fit(X, y)  # "auto" keeps every column there
+
+
+def test_dask_input_keeps_every_column_and_refuses_an_explicit_k():
+    da = pytest.importorskip("dask.array")
+    X, y, _ = _sparse_signal(n=3000, d=40)
+    Xd, yd = da.from_array(X, chunks=(1000, 40)), da.from_array(y, chunks=1000)
+    m = FunctionalMechanismLR(random_state=0).fit(Xd, yd)  # "auto": every column (in memory it would select)
+    assert m.selection_ is None and len(m.selected_features_) == 40
+    with pytest.raises(ValueError, match="max_features"):
+        FunctionalMechanismLR(max_features=3).fit(Xd, yd)
