@@ -6,6 +6,7 @@ import pytest
 from dpfair_native.domain import FeatureDomain
 from dpfair_native.models import (
     DPSGDClassifier,
+    FairDPClassifier,
     FairFunctionalMechanismLR,
     FairLogisticRegression,
     FunctionalMechanismLR,
@@ -54,6 +55,9 @@ ESTIMATORS = [
     lambda d: LogisticRegression(alpha=1e-3),
     lambda d: FairLogisticRegression(tau=0.01, alpha=1e-3),
     lambda d: DPSGDClassifier(epochs=2, batch_size=64, noise_multiplier=1.0, random_state=3),
+    # secure mode on sparse input (the CSR loop runs the NumPy twin there): the same exact-noise model as dense
+    lambda d: DPSGDClassifier(epochs=2, batch_size=64, noise_multiplier=1.0, secure=True, random_state=3),
+    lambda d: FairDPClassifier(target_epsilon=2.0, secure=True, random_state=3),
 ]
 
 

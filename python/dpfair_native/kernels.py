@@ -454,7 +454,9 @@ def dpsgd_epochs(
     :mod:`dpfair_native._secure_accounting`, not with the continuous-Gaussian formula. γ is chosen from the
     released s only (public), so the grid leaks nothing; ``step_bounds`` reports s_k without the γ√D inflation.
     Returns ``(params, step_bounds)``: the final (d + 1,) params and the (T, K) sensitivities s_k of each step.
-    The native loop runs single-threaded with the GIL released (steps are sequential and batches small).
+    The native loop runs single-threaded with the GIL released (steps are sequential and batches small). Secure
+    mode on CSR input runs the NumPy twin whatever ``backend`` says (the native CSR loops draw no discrete
+    Gaussians; ``packed`` is then unused).
 
     ``packed``: :func:`pack_csr_rows` of these same ``X``, ``y`` and ``groups`` objects (checked by identity),
     so that a caller running the loop in several calls (one per epoch) packs a CSR X once instead of per call.
@@ -528,7 +530,7 @@ def dpsgd_epochs(
     weight_bound = float(weight_bound)
     if np.isnan(weight_bound) or weight_bound <= 0:
         raise ValueError(f"weight_bound must be > 0 or None (no weight clipping), got {weight_bound!r}")
-    if backend == "numpy":
+    if backend == "numpy" or (secure_key is not None and _is_csr(X)):
         _all_finite(_values(X), "X")
         return _reference.dpsgd_epochs(
             X, y, params, batch_rows, batch_offsets, learning_rates, grad_noise, groups, clip, group_weights, rule,
