@@ -39,8 +39,10 @@ FM_THRESHOLD = ("the degree-2 Taylor objective at 0 fits a linear-probability mo
                 "from the released moments stays at 0.945-0.951")
 FAIR_FM_COST = ("demographic parity against a strong proxy leaves little to learn (non-private FairLR gains +0.025); "
                 "the fair functional mechanism's noise takes the rest")
-EXP_CANDIDATES = ("the exponential mechanism chooses among random data-independent candidate hyperplanes; in more "
-                  "than a few dimensions or at a low positive rate none of them is good")
+EXP_CANDIDATES = ("with min_group_positives = 1 the utility sensitivity is about 2, so the selection is near uniform "
+                  "over the private candidate set; at d = 500 its equal-opportunity-constrained DP-SGD base model "
+                  "(half of ε = 1, replace-one) reaches 0.771 (candidate mean 0.759) against the bar 0.817; "
+                  "base_share 0.8 / 0.9 measured 0.791 / 0.794")
 FAIRDP_IMBALANCE = ("FairDP's per-group clipping and weight bound leave the imbalanced model near the constant "
                     "classifier")
 CONSTRAINED_HIGH_D = ("at d = 500, n = 20,000, ε = 1 the DP-SGD noise on 501 coordinates leaves too little signal to "
@@ -56,8 +58,7 @@ KNOWN_FAILURES = {
                                             "PDFC", "ADFC") for shape in ("n20k-d200-pos30", "n20k-d500-pos20")},
     **{(name, "n300k-d10-pos15"): FAIR_FM_COST for name in ("FairFunctionalMechanismLR", "PFLR", "PFLRStar", "PDFC",
                                                            "ADFC")},
-    **{("ExponentialMechanismFairLearner", shape): EXP_CANDIDATES for shape in ("n20k-d20-pos5", "n20k-d200-pos30",
-                                                                                "n300k-d10-pos15", "n20k-d500-pos20")},
+    ("ExponentialMechanismFairLearner", "n20k-d500-pos20"): EXP_CANDIDATES,
     **{("FairDPClassifier", shape): FAIRDP_IMBALANCE for shape in ("n20k-d20-pos5", "n20k-d200-pos30",
                                                                   "n20k-d500-pos20")},
     ("ConstrainedDPSGDClassifier", "n20k-d500-pos20"): CONSTRAINED_HIGH_D,
