@@ -43,8 +43,10 @@ EXP_CANDIDATES = ("with min_group_positives = 1 the utility sensitivity is about
                   "over the private candidate set; at d = 500 its equal-opportunity-constrained DP-SGD base model "
                   "(half of ε = 1, replace-one) reaches 0.771 (candidate mean 0.759) against the bar 0.817; "
                   "base_share 0.8 / 0.9 measured 0.791 / 0.794")
-FAIRDP_IMBALANCE = ("FairDP's per-group clipping and weight bound leave the imbalanced model near the constant "
-                    "classifier")
+FAIRDP_IMBALANCE = ("at d = 500 the per-group normalised noise (the small group's sum divided by its own expected "
+                    "batch) still dominates: 0.826 against the bar 0.858 (DP-SGD 0.878); the old defaults (M = 5, "
+                    "q = 0.01, 5 epochs) gave the majority class; on the held-out generator q = 0.02 and M = 50 "
+                    "with learning rate 4 measured no better")
 CONSTRAINED_HIGH_D = ("at d = 500, n = 20,000, ε = 1 the DP-SGD noise on 501 coordinates leaves too little signal to "
                       "learn beyond the proxy under demographic parity: 0.801 (DP difference 0.005) against the clear-"
                       "margin bar 0.817 set by the non-private FairLogisticRegression (0.842); unconstrained DP-SGD "
@@ -59,8 +61,7 @@ KNOWN_FAILURES = {
     **{(name, "n300k-d10-pos15"): FAIR_FM_COST for name in ("FairFunctionalMechanismLR", "PFLR", "PFLRStar", "PDFC",
                                                            "ADFC")},
     ("ExponentialMechanismFairLearner", "n20k-d500-pos20"): EXP_CANDIDATES,
-    **{("FairDPClassifier", shape): FAIRDP_IMBALANCE for shape in ("n20k-d20-pos5", "n20k-d200-pos30",
-                                                                  "n20k-d500-pos20")},
+    ("FairDPClassifier", "n20k-d500-pos20"): FAIRDP_IMBALANCE,
     ("ConstrainedDPSGDClassifier", "n20k-d500-pos20"): CONSTRAINED_HIGH_D,
 }
 
