@@ -141,7 +141,8 @@ def private_base_model(X, y01, groups, group_labels, epsilon: float, delta: floa
                     declared_groups=group_labels)
     base.fit(X, y01, sensitive_features=group_labels[groups])
     event = release(base.effective_noise_multiplier_)
-    assert base.sample_rate_ == q and base.n_steps_ == steps  # the event describes what ran
+    if base.sample_rate_ != q or base.n_steps_ != steps:  # the event must describe what ran
+        raise RuntimeError("the base model ran another schedule than the one accounted for")
     spent = epsilon_of_event(event, delta, method="pld", neighbouring_relation="replace_one")
     return base.coef_, float(base.intercept_), float(spent)
 
@@ -337,8 +338,8 @@ class ExponentialMechanismFairLearner(DPClassifierBase):
             cands = random_linear_candidates(int(self.n_candidates), d, rng)
         else:  # step 1 (private base model, ε₁) and step 2 (post-processing) of the module docstring
             delta = float(self.delta)
-            coef, intercept, base_eps = private_base_model(X, y, groups, group_labels, eps * float(self.base_share), delta, rng,
-                                                           self.backend)
+            coef, intercept, base_eps = private_base_model(X, y, groups, group_labels, eps * float(self.base_share),
+                                                           delta, rng, self.backend)
             cands = private_linear_candidates(coef, intercept, int(self.n_candidates), rng)
         select_eps = eps - base_eps
         utilities, positives = fair_utilities(X.astype(np.float64, copy=False), y, groups, K, cands, bounds)
