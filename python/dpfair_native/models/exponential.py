@@ -245,7 +245,9 @@ class ExponentialMechanismFairLearner(DPClassifierBase):
         Accepted for API uniformity.
     secure : bool, default False
         Select with :func:`dpfair_native.mechanisms.permute_and_flip_secure` (permute-and-flip on grid-rounded
-        utilities with exact coins from a ChaCha20 stream; ε-DP with Δu inflated by the grid, <= 0.1%).
+        utilities with exact coins from a ChaCha20 stream; ε-DP with Δu inflated by the grid, <= 0.1%). Needs
+        ``candidate_source="random"`` or explicit ``candidates``: the private base model's noise is floating-point
+        (ValueError otherwise).
 
     Attributes
     ----------
