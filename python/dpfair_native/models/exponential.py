@@ -37,7 +37,9 @@ default ("private") the set is built from a private base model, in two sequentia
    (gradient block divided by σ_g·C, histogram block by σ_h) one record contributes a vector of norm <= 1/σ_eff
    (a clipped gradient and one histogram cell), so a step is a Gaussian mechanism with multiplier σ_eff in which
    each record's contribution has norm <= 1 (after scaling); replacing the record moves the contribution from v
-   to v', which is exactly the replace-one pair :class:`~dpfair_native.accountants.PoissonSampledEvent` bounds.
+   to v', which is exactly the replace-one pair :class:`~dpfair_native.accountants.PoissonSampledEvent` bounds
+   (a replacement is one removal and one addition: tests/audit/test_audit_constrained.py checks the per-row
+   bound of each by brute force, tests/test_accountants_pld.py the replace-one pair by quadrature).
    The record-count release does not change under replace-one (charged anyway, conservatively);
 2. post-processing of the released (w, b) with public randomness only (:func:`private_linear_candidates`): k
    directions w + ρ_j‖w‖·z_j/‖z_j‖ (z_j ~ N(0, I), ρ_j evenly spaced in [0, :data:`MAX_PERTURBATION`], ρ₀ = 0 the base
