@@ -162,6 +162,10 @@ def test_raise_refuses_data_contradicting_the_bound_and_the_default_clamp_accept
         {"candidates": np.full((2, 3), np.nan)},
         {"n_candidates": 0, "candidates": None},
         {"on_small_group": "ignore"},
+        {"candidate_source": "public"},
+        {"base_share": 0.0},
+        {"base_share": 1.0},
+        {"delta": 0.0},
         {"backend": "gpu"},
     ],
 )
@@ -178,14 +182,16 @@ def test_bad_parameters_raise(params):
 
 def test_random_candidates_are_data_independent_and_reproducible():
     X, y, s = _toy()
-    a = ExponentialMechanismFairLearner(2.0, min_group_positives=3, n_candidates=30, random_state=7)
-    b = ExponentialMechanismFairLearner(2.0, min_group_positives=3, n_candidates=30, random_state=7)
+    kw = dict(min_group_positives=3, n_candidates=30, candidate_source="random")
+    a = ExponentialMechanismFairLearner(2.0, random_state=7, **kw)
+    b = ExponentialMechanismFairLearner(2.0, random_state=7, **kw)
     a.fit(X, y, sensitive_features=s)
     b.fit(X[::-1] * 0.5, y[::-1], sensitive_features=s[::-1])  # other data, same seed: same candidate set
     np.testing.assert_array_equal(a.candidates_, b.candidates_)
     assert a.candidates_.shape == (32, 3)
     np.testing.assert_allclose(np.linalg.norm(a.candidates_[:30, :2], axis=1), 1.0)
-    c = ExponentialMechanismFairLearner(2.0, min_group_positives=3, n_candidates=30, random_state=7)
+    assert a.privacy_spent_ == (2.0, 0.0) and a.privacy_spent_.method == "exponential" and a.base_epsilon_ == 0.0
+    c = ExponentialMechanismFairLearner(2.0, random_state=7, **kw)
     assert c.fit(X, y, sensitive_features=s).selected_index_ == a.selected_index_
     np.testing.assert_array_equal(a.predict(X), (X @ a.coef_ + a.intercept_ > 0).astype(int))
 
@@ -211,3 +217,104 @@ def test_utilities_are_the_same_in_row_blocks(monkeypatch):
     monkeypatch.setattr(exponential, "_ROW_BLOCK", 97)
     blocks = exponential.fair_utilities(X, y, g, 2, cands, np.array([5.0, 5.0]))
     assert np.allclose(whole[0], blocks[0], rtol=0, atol=1e-12) and np.array_equal(whole[1], blocks[1])
+
+
+def _shape_data(n=3000, d=6, seed=0):
+    rng = np.random.default_rng(seed)
+    s = (rng.uniform(size=n) < 0.4).astype(int)
+    X = rng.uniform(size=(n, d))
+    X[:, 0] = 0.5 * X[:, 0] + 0.5 * s
+    y = (X @ np.linspace(2.0, -1.0, d) + 0.3 * rng.standard_normal(n) > 0.8).astype(int)
+    return X, y, s
+
+
+def _base_sigma_eff(X, y, s):
+    """σ_eff the base model of the fit below ran with (re-calibrated from public quantities)."""
+    from dpfair_native.accountants import calibrate_noise_multiplier
+    from dpfair_native.models.dpsgd import RECORD_COUNT_NOISE, dpsgd_release
+
+    q = 512 / X.shape[0]
+    steps = 20 * round(1 / q)
+    return calibrate_noise_multiplier(lambda z: dpsgd_release(q, z, steps, (RECORD_COUNT_NOISE,)), 0.6, 1e-5,
+                                      method="pld", neighbouring_relation="replace_one")
+
+
+def test_private_candidates_compose_to_epsilon_and_match_an_independent_replace_one_accounting():
+    from dpfair_native.accountants import epsilon_of_event
+    from dpfair_native.models.dpsgd import RECORD_COUNT_NOISE, dpsgd_release
+
+    X, y, s = _shape_data()
+    m = ExponentialMechanismFairLearner(1.5, min_group_positives=50, base_share=0.4, random_state=3).fit(
+        X, y, sensitive_features=s)
+    assert m.privacy_spent_.method == "pld+exponential" and m.privacy_spent_.delta == 1e-5
+    assert m.privacy_spent_.epsilon == pytest.approx(m.base_epsilon_ + m.selection_epsilon_, abs=1e-12)
+    assert m.privacy_spent_.epsilon <= 1.5 + 1e-12
+    assert 0.4 * 1.5 * 0.98 <= m.base_epsilon_ <= 0.4 * 1.5 + 1e-12  # calibrated to its share, never above
+    # the base release recomputed from public quantities: q = 512/n, 20 epochs, and the noise it was given
+    q = 512 / X.shape[0]
+    steps = 20 * round(1 / q)
+    from dpfair_native.models.exponential import private_base_model
+
+    coef, intercept, eps1 = private_base_model(X, y.astype(float), s, np.array([0, 1]), 0.6, 1e-5,
+                                               np.random.default_rng(3), "native")
+    assert eps1 == pytest.approx(m.base_epsilon_, rel=1e-9)
+    # ... and it is the replace-one ε of that release, which costs more than add/remove at the same noise
+    base_event = dpsgd_release(q, _base_sigma_eff(X, y, s), steps, (RECORD_COUNT_NOISE,))
+    assert epsilon_of_event(base_event, 1e-5, method="pld", neighbouring_relation="replace_one") == \
+        pytest.approx(eps1, rel=1e-9)
+    e_rep = epsilon_of_event(dpsgd_release(q, 2.0, steps, (RECORD_COUNT_NOISE,)), 1e-5, method="pld",
+                             neighbouring_relation="replace_one")
+    e_add = epsilon_of_event(dpsgd_release(q, 2.0, steps, (RECORD_COUNT_NOISE,)), 1e-5, method="pld")
+    assert e_rep > 1.2 * e_add
+
+
+def test_private_candidates_are_post_processing_of_the_base_release(monkeypatch):
+    """Given the base model's release, the candidate set depends on the seed only, never on the data."""
+    from dpfair_native.models import exponential
+
+    released = (np.array([1.0, -0.5, 0.25]), -0.3, 0.5)
+    monkeypatch.setattr(exponential, "private_base_model", lambda *args: released)
+    X, y, s = _shape_data(d=3)
+    kw = dict(min_group_positives=20, n_candidates=40, random_state=5)
+    a = ExponentialMechanismFairLearner(1.0, **kw).fit(X, y, sensitive_features=s)
+    b = ExponentialMechanismFairLearner(1.0, **kw).fit(X[::-1] * 0.3, 1 - y, sensitive_features=s)
+    np.testing.assert_array_equal(a.candidates_, b.candidates_)
+    offsets = exponential.LOGIT_OFFSETS
+    k = 40 // offsets.shape[0]
+    assert a.candidates_.shape == (k * offsets.shape[0], 4)
+    # block 0 is the released model itself with every offset; every direction stays within MAX_PERTURBATION
+    np.testing.assert_array_equal(a.candidates_[: offsets.shape[0], :3], np.tile(released[0], (offsets.shape[0], 1)))
+    np.testing.assert_allclose(a.candidates_[: offsets.shape[0], 3], released[1] + offsets)
+    turn = np.linalg.norm(a.candidates_[:, :3] - released[0], axis=1) / np.linalg.norm(released[0])
+    assert turn.max() == pytest.approx(exponential.MAX_PERTURBATION) and turn.min() == 0.0
+    assert a.selection_epsilon_ == pytest.approx(0.5) and a.privacy_spent_.epsilon == pytest.approx(1.0)
+
+
+def test_private_selection_follows_the_exponential_law_at_the_remaining_epsilon(monkeypatch):
+    """Step 3 releases an index drawn ∝ exp(−ε₂·u/(2Δu)) with ε₂ = ε − ε₁ (not ε): chi-square on the output."""
+    from dpfair_native.models import exponential
+
+    monkeypatch.setattr(exponential, "private_base_model", lambda *args: (np.array([1.0, 0.0]), -0.7, 2.0))
+    monkeypatch.setattr(exponential, "LOGIT_OFFSETS", np.array([-0.4, 0.0, 0.4]))
+    X, y, s = _toy()
+    L, eps, runs = 4, 5.0, 1500
+    counts = np.zeros(3)
+    for seed in range(runs):
+        m = ExponentialMechanismFairLearner(eps, min_group_positives=L, n_candidates=3, random_state=seed)
+        counts[m.fit(X, y, sensitive_features=s).selected_index_] += 1
+    u = _brute_utilities(X, y, s, m.candidates_, L)
+    delta_u = fair_utility_sensitivity(X.shape[0], [L, L])
+
+    def expected(e):
+        p = np.exp(-e * (u - u.min()) / (2 * delta_u))
+        return runs * p / p.sum()
+
+    assert np.all(expected(3.0) >= 5)
+    assert stats.chisquare(counts, expected(3.0)).pvalue > 1e-3
+    assert stats.chisquare(counts, expected(eps)).pvalue < 1e-6  # the whole ε would be a different law
+
+
+def test_secure_needs_public_candidates():
+    X, y, s = _toy()
+    with pytest.raises(ValueError, match="candidate_source='random'"):
+        ExponentialMechanismFairLearner(1.0, min_group_positives=3, secure=True).fit(X, y, sensitive_features=s)

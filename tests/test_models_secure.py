@@ -175,7 +175,8 @@ def test_permute_and_flip_secure_distribution():
 
 def test_exponential_learner_secure():
     X, y, s = _data()
-    kw = dict(min_group_positives=[20, 20], n_candidates=50, on_small_group="clamp", random_state=0)
+    kw = dict(min_group_positives=[20, 20], n_candidates=50, on_small_group="clamp", random_state=0,
+              candidate_source="random")
     est = ExponentialMechanismFairLearner(1.0, secure=True, **kw).fit(X, y, sensitive_features=s)
     again = ExponentialMechanismFairLearner(1.0, secure=True, **kw).fit(X, y, sensitive_features=s)
     assert est.privacy_spent_ == (1.0, 0.0) and 0 <= est.selected_index_ < 50

@@ -214,20 +214,27 @@ class FairDPClassifier(DPClassifierBase):
 
     Parameters
     ----------
-    noise_multiplier : float >= 0, default 1.0
-        σ (0: non-private). Ignored when ``target_epsilon`` is given.
+    noise_multiplier : float >= 0, default 2.2
+        σ (0: non-private). Ignored when ``target_epsilon`` is given. With the other defaults (q = 0.0125, 20
+        epochs, T = 1,600 steps, noisy group counts σ_c = 10) 2.2 spends ε = 0.98 at δ = 1e-5 (PLD).
     target_epsilon : float or None, default None
         Calibrate σ so that ``privacy_spent_`` meets it at ``delta``.
     delta : float in (0, 1), default 1e-5
     clip_norm : float or array-like (K,), default 1.0
         C_k, one number or one per group.
-    weight_bound : float > 0, default 5.0
-        M. The paper's M = 1 bounds every score by ‖x‖ and gave the constant classifier on Adult; 5 was chosen on a
-        validation split of Adult's training data (accuracy 0.822, risk difference 0.16 at ε = 1); a lower M is
-        fairer and less accurate.
-    sample_rate : float or array-like (K,), default 0.01
+    weight_bound : float > 0, default 20.0
+        M. The paper's M = 1 bounds every score by ‖x‖ and gave the constant classifier on Adult; a lower M is
+        fairer and less accurate. The defaults M = 20, q = 0.0125, 20 epochs (and σ = 2.2, ε ≈ 1) replace M = 5,
+        q = 0.01, 5 epochs, σ = 1 (ε = 1.38), which predicted the majority class on imbalanced or high-dimensional
+        data: with only 500 steps and ‖w‖ <= 5 the noise of the small groups' normalised sums, not the signal, filled
+        the weight ball. They were chosen on a validation part of Adult's training data (seed-0 80/20 split, then
+        80/20 of its training part; 3 seeds, ε = 1: accuracy 0.835 / accuracy gap 0.123 against 0.820 / 0.137 for
+        the old defaults; q = 0.02 gave 0.829) and checked on a synthetic generator other than the defaults test's
+        (sparse ±weights, binary proxy, seed 7; n 2,000–20,000, d 5–500, positive rates 5–50%), where they lift
+        d = 500 from the majority class (0.812) to 0.853 and d = 200 from 0.854 to 0.871.
+    sample_rate : float or array-like (K,), default 0.0125
         q_k, public.
-    epochs : int, default 5
+    epochs : int, default 20
         T = epochs·round(1/max_k q_k) steps, the last one the DP-MC step.
     learning_rate : float or None, default 2.0
         η (as for DP-SGD); None: the paper's 1/√T.
@@ -302,13 +309,13 @@ class FairDPClassifier(DPClassifierBase):
     def __init__(
         self,
         *,
-        noise_multiplier: float = 1.0,
+        noise_multiplier: float = 2.2,
         target_epsilon: Optional[float] = None,
         delta: float = 1e-5,
         clip_norm=1.0,
-        weight_bound: float = 5.0,
-        sample_rate=0.01,
-        epochs: int = 5,
+        weight_bound: float = 20.0,
+        sample_rate=0.0125,
+        epochs: int = 20,
         learning_rate: Optional[float] = DEFAULT_LEARNING_RATE,
         n_models: int = 10,
         group_sizes=None,
