@@ -42,7 +42,9 @@ class PrivacySpent(tuple):
 
     A 2-tuple — it unpacks (``eps, delta = est.privacy_spent_``), indexes and compares like ``(ε, δ)`` — with one
     more attribute, ``method``: "rdp" (Rényi DP, converted at δ), "pld" (privacy-loss distribution, pessimistic
-    discretisation) or "none" (a non-private run, ``(inf, 0)``).
+    discretisation), "exponential" (one pure-DP exponential mechanism), "none" (a non-private run, ``(inf, 0)``),
+    or such names joined by "+" when a fit composes releases accounted separately (e.g. "pld+exponential": the
+    exponential learner's DP-SGD base model, then its selection; ε is then their basic sequential composition).
     """
 
     def __new__(cls, epsilon: float, delta: float, method: str):
