@@ -214,8 +214,9 @@ def dpsgd_privacy_spent(sample_rate, noise_multiplier, steps, delta, count_noise
     :class:`~dpfair_native.accountants.PrivacySpent` naming it; ``(inf, 0, "none")`` for a non-private run (noise
     multiplier 0). ``secure``: the RDP bound of the subsampled discrete Gaussian (:func:`dpsgd_rdp`), whatever
     ``method`` says (there is no PLD of it here). Memoised on exact argument values."""
-    return _privacy_spent(*_accounting_key(sample_rate, noise_multiplier, steps, delta, count_noise_multipliers,
-                                           secure, method))
+    spent = _privacy_spent(*_accounting_key(sample_rate, noise_multiplier, steps, delta, count_noise_multipliers,
+                                            secure, method))
+    return PrivacySpent(spent[0], spent[1], spent.method)  # a fresh object: no two fits share one
 
 
 @functools.lru_cache(maxsize=256)
