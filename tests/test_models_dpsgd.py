@@ -62,8 +62,8 @@ def test_memoised_accounting_returns_what_a_fresh_computation_does(method):
     spent = dpsgd_privacy_spent(256 / 36177, sigma, 2827, 1e-5, (20.0,), method=method)
     assert spent == dpsgd_privacy_spent(256 / 36177, sigma, 2827, 1e-5, np.array([20.0]), method=method)
     assert spent.method == method and spent[0] <= 1.0
-    assert dpsgd_privacy_spent(256 / 36177, sigma, 2827, 1e-5, (20.0,), method=method) is not spent
     assert dpsgd_module._privacy_spent.cache_info().hits == 1
+    assert dpsgd_privacy_spent(256 / 36177, sigma, 2827, 1e-5, (20.0,), method=method) is not spent  # a fresh copy
     # a calibration that fails is not remembered as a value: it raises each time
     for _ in range(2):
         with pytest.raises(ValueError, match="count releases alone|unreachable"):
