@@ -360,8 +360,10 @@ class _DPSGDBase(DPClassifierBase):
         params = np.zeros(d + 1)
         rates = np.full(steps_per_epoch, lr)
         bounds = []
-        # a CSR X is packed for the native loop once per fit, not once per epoch call
-        packed = kernels.pack_csr_rows(X, y, groups=codes, n_groups=n_groups, backend=self.backend)
+        # a CSR X is packed for the native loop once per fit, not once per epoch call (secure mode on CSR runs the
+        # NumPy twin, which reads X itself: nothing to pack)
+        packed = None if keys is not None else kernels.pack_csr_rows(X, y, groups=codes, n_groups=n_groups,
+                                                                     backend=self.backend)
         for _ in range(epochs):
             rows, offsets = poisson_batches(n, q, steps_per_epoch, rng)
             if keys is None:
