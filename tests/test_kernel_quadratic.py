@@ -171,6 +171,50 @@ def test_native_equals_reference(psd, solver, bound):
     assert (nat.iterations > 0) == (solver == "cg")
 
 
+def _spectrum_cases():
+    """Matrices that stress the trim path's inverse iteration (tridiagonal.cpp): exact and near clusters, blocks that
+    split, a one-hot Gram's null space, and the functional mechanism's shape (a few large signal eigenvalues above a
+    dense noise bulk)."""
+    rng = np.random.default_rng(5)
+    U, _ = np.linalg.qr(rng.normal(size=(120, 120)))
+    yield "identity", np.eye(60)
+    yield "diagonal with repeats", np.diag(np.repeat([3.0, -1.0, 0.5, 2.0], 15))
+    lam = np.repeat([2.0, 1.0, -1.0], 40) + 1e-9 * rng.normal(size=120)  # three clusters of 40, rotated
+    yield "rotated near-clusters", 0.5 * ((U * lam) @ U.T + ((U * lam) @ U.T).T)
+    wilkinson = np.diag(np.abs(np.arange(-12.0, 13.0))) + np.diag(np.ones(24), 1) + np.diag(np.ones(24), -1)
+    yield "Wilkinson W25+ (pairs equal to 1e-15)", wilkinson
+    codes = rng.integers(0, [2, 5, 9], size=(400, 3)) + np.array([0, 2, 7])
+    onehot = np.zeros((400, 16))
+    np.put_along_axis(onehot, codes, 1.0, axis=1)
+    yield "one-hot Gram (null space of dimension 2)", onehot.T @ onehot / 8.0
+    X = rng.random((600, 150))
+    N = np.triu(rng.laplace(scale=4.0, size=(150, 150)))
+    yield "signal plus noise bulk", X.T @ X / 8.0 + N + np.triu(N, 1).T
+
+
+@pytest.mark.parametrize("case", list(_spectrum_cases()), ids=lambda case: case[0])
+@pytest.mark.parametrize("floor,ridge", [(1e-8, 0.0), (0.5, 0.05)])
+def test_trim_native_equals_reference_on_hard_spectra(case, floor, ridge):
+    _, Q = case
+    rng = np.random.default_rng(1)
+    d = Q.shape[0]
+    b = rng.normal(size=d)
+    a = rng.normal(size=d)
+    lam = np.linalg.eigvalsh(Q)
+    if np.min(np.abs(lam - floor)) < 1e-12 * np.abs(lam).max():
+        pytest.skip("an eigenvalue sits on the floor: which side it lands on is rounding")
+    for constraint in (None, (a, 0.0)):
+        nat = solve(Q, b, psd="trim", floor=floor, ridge=ridge, constraint=constraint)
+        ref = solve(Q, b, psd="trim", floor=floor, ridge=ridge, constraint=constraint, backend="numpy")
+        assert nat.n_trimmed == ref.n_trimmed == np.sum(lam < floor)
+        np.testing.assert_allclose(nat.lambda_min, lam[0], rtol=1e-10, atol=1e-12 * np.abs(lam).max())
+        np.testing.assert_allclose(nat.w, ref.w, rtol=1e-8, atol=1e-8 * np.abs(ref.w).max())
+        H, P = repaired_problem(Q, "trim", floor, ridge)
+        multiplier = 0.0 if constraint is None else nat.multiplier
+        grad = P.T @ (2.0 * H @ nat.w + b + multiplier * a)
+        assert np.linalg.norm(grad) <= 1e-9 * (np.abs(lam).max() * np.linalg.norm(nat.w) + np.linalg.norm(b))
+
+
 # ---------------------------------------------------------------- the bound |aᵀw| <= tau
 
 

@@ -3,6 +3,8 @@
 // H w = −b/2, and with the bound aᵀw = target it is w = w0 − (ν/2) H⁻¹a, ν = 2(aᵀw0 − target) / aᵀH⁻¹a.
 #include "dpfair/quadratic.hpp"
 
+#include "dpfair/tridiagonal.hpp"
+
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
 
@@ -237,7 +239,7 @@ CgOutcome conjugate_gradients(const MatrixXd& S, double c, const VectorXd& rhs, 
   return out;
 }
 
-void solve_trim(const MatrixXd& S, const Eigen::Ref<const VectorXd>& b, const QuadraticOptions& opt,
+void solve_trim_full(const MatrixXd& S, const Eigen::Ref<const VectorXd>& b, const QuadraticOptions& opt,
                 const VectorXd* a, double tau, QuadraticResult& res) {
   Eigen::SelfAdjointEigenSolver<MatrixXd> eig(S, Eigen::ComputeEigenvectors);
   if (eig.info() != Eigen::Success) throw std::runtime_error("eigendecomposition of Q did not converge");
@@ -250,6 +252,33 @@ void solve_trim(const MatrixXd& S, const Eigen::Ref<const VectorXd>& b, const Qu
   const MatrixXd V = eig.eigenvectors().rightCols(d - dropped);
   const VectorXd h = lam.tail(d - dropped).array() + opt.ridge;
   solve_in_eigenbasis(V, h, b, a, tau, res);
+}
+
+// Trim through T = QᵀSQ (Householder tridiagonalisation) and the kept eigenpairs of T only: w = −½·F(b) with
+// F(v) = Q Z diag(1/h) Zᵀ Qᵀ v over the kept eigenvectors Z of T, so neither Q nor the dropped vectors are formed.
+// Falls back to the full QR eigendecomposition when inverse iteration fails its checks (see tridiagonal.hpp).
+void solve_trim(const MatrixXd& S, const Eigen::Ref<const VectorXd>& b, const QuadraticOptions& opt,
+                const VectorXd* a, double tau, QuadraticResult& res) {
+  const double scale = std::max(S.cwiseAbs().maxCoeff(), std::numeric_limits<double>::min());
+  const Eigen::Tridiagonalization<MatrixXd> tri(S / scale);
+  TridiagonalEigenpairs pairs;
+  if (!tridiagonal_eigenpairs_above(tri.diagonal(), tri.subDiagonal(), opt.floor / scale, pairs)) {
+    solve_trim_full(S, b, opt, a, tau, res);
+    return;
+  }
+  const VectorXd lam = pairs.values * scale;  // ascending
+  const Eigen::Index d = lam.size(), kept = pairs.vectors.cols();
+  res.lambda_min = lam(0);
+  res.n_trimmed = static_cast<int>(d - kept);
+  const VectorXd h = lam.tail(kept).array() + opt.ridge;
+  if (kept && !(h.minCoeff() > 0.0)) throw_singular();
+  const auto apply_inverse = [&](const VectorXd& v) -> VectorXd {
+    const VectorXd t = tri.matrixQ().adjoint() * v;
+    const VectorXd u = pairs.vectors * (pairs.vectors.transpose() * t).cwiseQuotient(h);
+    return tri.matrixQ() * u;
+  };
+  res.w = -0.5 * apply_inverse(b);
+  if (a != nullptr) apply_bound(res.w, *a, tau, [&]() -> VectorXd { return apply_inverse(*a); }, res);
 }
 
 void solve_direct(const MatrixXd& S, const Eigen::Ref<const VectorXd>& b, const QuadraticOptions& opt,
