@@ -172,19 +172,20 @@ def test_native_equals_reference(psd, solver, bound):
 
 
 def _spectrum_cases():
-    """Matrices that stress the trim path's inverse iteration (tridiagonal.cpp): exact and near clusters, blocks that
-    split, a one-hot Gram's null space, and the functional mechanism's shape (a few large signal eigenvalues above a
-    dense noise bulk)."""
+    """Matrices that stress the trim path's inverse iteration (tridiagonal.cpp, used from d = 96 on): exact and near
+    clusters, blocks that split, a one-hot Gram's null space, and the functional mechanism's shape (a few large
+    signal eigenvalues above a dense noise bulk)."""
     rng = np.random.default_rng(5)
     U, _ = np.linalg.qr(rng.normal(size=(120, 120)))
-    yield "identity", np.eye(60)
-    yield "diagonal with repeats", np.diag(np.repeat([3.0, -1.0, 0.5, 2.0], 15))
+    yield "identity", np.eye(120)
+    yield "diagonal with repeats", np.diag(np.repeat([3.0, -1.0, 0.25, 2.0], 30))
     lam = np.repeat([2.0, 1.0, -1.0], 40) + 1e-9 * rng.normal(size=120)  # three clusters of 40, rotated
     yield "rotated near-clusters", 0.5 * ((U * lam) @ U.T + ((U * lam) @ U.T).T)
-    wilkinson = np.diag(np.abs(np.arange(-12.0, 13.0))) + np.diag(np.ones(24), 1) + np.diag(np.ones(24), -1)
-    yield "Wilkinson W25+ (pairs equal to 1e-15)", wilkinson
-    codes = rng.integers(0, [2, 5, 9], size=(400, 3)) + np.array([0, 2, 7])
-    onehot = np.zeros((400, 16))
+    wilkinson = np.diag(np.abs(np.arange(-50.0, 51.0))) + np.diag(np.ones(100), 1) + np.diag(np.ones(100), -1)
+    yield "Wilkinson W101+ (pairs equal to 1e-15)", wilkinson
+    sizes = np.array([20, 40, 50])
+    codes = rng.integers(0, sizes, size=(2000, 3)) + np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    onehot = np.zeros((2000, sizes.sum()))
     np.put_along_axis(onehot, codes, 1.0, axis=1)
     yield "one-hot Gram (null space of dimension 2)", onehot.T @ onehot / 8.0
     X = rng.random((600, 150))

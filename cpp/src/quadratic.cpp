@@ -254,11 +254,19 @@ void solve_trim_full(const MatrixXd& S, const Eigen::Ref<const VectorXd>& b, con
   solve_in_eigenbasis(V, h, b, a, tau, res);
 }
 
+// Below this dimension the full QR decomposition is faster (measured, one thread: d = 46: 0.12 vs 0.17 ms;
+// d = 100: 1.0 vs 0.9 ms; d = 509: 82 vs ~35 ms).
+constexpr Eigen::Index kTrimInverseIterationMinDim = 96;
+
 // Trim through T = QᵀSQ (Householder tridiagonalisation) and the kept eigenpairs of T only: w = −½·F(b) with
 // F(v) = Q Z diag(1/h) Zᵀ Qᵀ v over the kept eigenvectors Z of T, so neither Q nor the dropped vectors are formed.
 // Falls back to the full QR eigendecomposition when inverse iteration fails its checks (see tridiagonal.hpp).
 void solve_trim(const MatrixXd& S, const Eigen::Ref<const VectorXd>& b, const QuadraticOptions& opt,
                 const VectorXd* a, double tau, QuadraticResult& res) {
+  if (S.rows() < kTrimInverseIterationMinDim) {
+    solve_trim_full(S, b, opt, a, tau, res);
+    return;
+  }
   const double scale = std::max(S.cwiseAbs().maxCoeff(), std::numeric_limits<double>::min());
   const Eigen::Tridiagonalization<MatrixXd> tri(S / scale);
   TridiagonalEigenpairs pairs;
