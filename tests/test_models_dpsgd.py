@@ -260,3 +260,38 @@ def test_adult_accuracy_at_epsilon_one():
         assert m.privacy_spent_[0] <= 1.0
         accs.append(m.score(X_te, y_te))
     assert min(accs) >= 0.82, accs
+
+
+# ---------------------------------------------------------------- draws prefetched on a background thread
+
+
+def test_prefetched_yields_in_order_and_raises_what_make_raises():
+    rng, ref = np.random.default_rng(0), np.random.default_rng(0)
+    expected = [ref.normal(size=3) for _ in range(5)]
+    got = list(dpsgd_module.prefetched(lambda e: rng.normal(size=3), 5))
+    assert all(np.array_equal(a, b) for a, b in zip(got, expected)) and len(got) == 5
+    assert list(dpsgd_module.prefetched(lambda e: e, 1)) == [0] and list(dpsgd_module.prefetched(lambda e: e, 0)) == []
+
+    def failing(e):
+        if e == 2:
+            raise ValueError("draw 2 failed")
+        return e
+
+    with pytest.raises(ValueError, match="draw 2 failed"):
+        list(dpsgd_module.prefetched(failing, 4))
+
+
+@pytest.mark.parametrize("name", ["DPSGDClassifier", "DPSGDFClassifier", "ConstrainedDPSGDClassifier"])
+def test_fits_with_prefetched_draws_equal_a_plain_loop(name, monkeypatch):
+    from dpfair_native import models
+    from dpfair_native.models import constrained as constrained_module
+
+    X, y, s = _data(n=2_000, d=6)
+    make = lambda: getattr(models, name)(target_epsilon=2.0, epochs=3, random_state=7)  # noqa: E731
+    threaded = make().fit(X, y, sensitive_features=s)
+    plain = lambda draw, count: (draw(e) for e in range(count))  # noqa: E731
+    monkeypatch.setattr(dpsgd_module, "prefetched", plain)
+    monkeypatch.setattr(constrained_module, "prefetched", plain)
+    looped = make().fit(X, y, sensitive_features=s)
+    np.testing.assert_array_equal(threaded.coef_, looped.coef_)
+    assert threaded.intercept_ == looped.intercept_

@@ -26,6 +26,7 @@ from .dpsgd import (
     calibrate_dpsgd_noise,
     dpsgd_privacy_spent,
     poisson_batches,
+    prefetched,
 )
 
 __all__ = ["ConstrainedDPSGDClassifier", "CONSTRAINTS"]
@@ -298,10 +299,12 @@ class ConstrainedDPSGDClassifier(_DPSGDBase):
         avg_start = steps - max(1, int(round(avg_frac * steps)))
         state = kernels.constrained_sgd_state(d, K, n_events)
         rates = np.full(steps_per_epoch, lr)
-        for _ in range(epochs):
+        def draws(_epoch):
             rows, offsets = poisson_batches(n, q, steps_per_epoch, rng)
-            grad_noise = rng.standard_normal((steps_per_epoch, d + 1))
-            hist_noise = rng.standard_normal((steps_per_epoch, 2 * K * n_events))
+            return (rows, offsets, rng.standard_normal((steps_per_epoch, d + 1)),
+                    rng.standard_normal((steps_per_epoch, 2 * K * n_events)))
+
+        for rows, offsets, grad_noise, hist_noise in prefetched(draws, epochs):
             state = kernels.constrained_sgd_epochs(
                 X, y, groups, events, active, rows, offsets, rates, grad_noise, hist_noise, state,
                 noise_multiplier=sigma_g, hist_noise_multiplier=sigma_h, clip=clip, expected_batch_size=b, l2=l2,

@@ -38,8 +38,9 @@ from __future__ import annotations
 
 import functools
 import math
+from concurrent.futures import ThreadPoolExecutor
 from numbers import Real
-from typing import Optional, Tuple
+from typing import Callable, Iterator, Optional, Tuple, TypeVar
 
 import numpy as np
 
@@ -122,6 +123,26 @@ def poisson_batches(
             raise ValueError(f"rows must have length n_rows={n_rows}, got shape {rows.shape}")
         idx = rows[idx]
     return idx.astype(np.int64, copy=False), offsets
+
+
+_Draw = TypeVar("_Draw")
+
+
+def prefetched(make: Callable[[int], _Draw], count: int) -> Iterator[_Draw]:
+    """Yields ``make(0), …, make(count − 1)``, computing ``make(e + 1)`` on one background thread while the caller
+    works on ``make(e)``: the native epoch loops release the GIL, so an epoch's random draws (batches, noise) overlap
+    the previous epoch's loop on the second core. ``make`` runs in order and on that one thread only, so a random
+    generator it alone uses sees the same sequence of calls as in a plain loop: the results are identical."""
+    if count <= 1:
+        yield from (make(e) for e in range(count))
+        return
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        future = pool.submit(make, 0)
+        for e in range(count):
+            current = future.result()
+            if e + 1 < count:
+                future = pool.submit(make, e + 1)
+            yield current
 
 
 def _secure_keys(estimator):
@@ -364,13 +385,15 @@ class _DPSGDBase(DPClassifierBase):
         # NumPy twin, which reads X itself: nothing to pack)
         packed = None if keys is not None else kernels.pack_csr_rows(X, y, groups=codes, n_groups=n_groups,
                                                                      backend=self.backend)
-        for _ in range(epochs):
+        def draws(_epoch):
             rows, offsets = poisson_batches(n, q, steps_per_epoch, rng)
-            if keys is None:
-                grad_noise = rng.standard_normal((steps_per_epoch, d + 1))
-                count_noise = rng.standard_normal((steps_per_epoch, count_width)) if count_width else None
-            else:  # secure: exact discrete Gaussians drawn inside the loop from a fresh ChaCha20 key per epoch
-                grad_noise = count_noise = None
+            if keys is not None:  # secure: exact discrete Gaussians drawn inside the loop from a fresh ChaCha20 key
+                return rows, offsets, None, None
+            grad_noise = rng.standard_normal((steps_per_epoch, d + 1))
+            count_noise = rng.standard_normal((steps_per_epoch, count_width)) if count_width else None
+            return rows, offsets, grad_noise, count_noise
+
+        for rows, offsets, grad_noise, count_noise in prefetched(draws, epochs):
             params, step_bounds = kernels.dpsgd_epochs(
                 X, y, params, rows, offsets, rates, grad_noise,
                 groups=codes, clip=np.full(n_groups, clip), rule=self._rule, count_noise=count_noise,
