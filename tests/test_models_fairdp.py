@@ -117,13 +117,19 @@ def test_group_poisson_batches_use_each_groups_rate():
 # ---- Algorithm 1–2 step by step ------------------------------------------------------------------------------
 
 
-def _literal_fairdp(X, y, s, *, sigma, C, M, q, steps, eta, N, sizes, seed):
-    """Algorithm 1 + 2 with explicit per-group models, per-example clipping and averaging (same random draws)."""
+def _literal_fairdp(X, y, s, *, sigma, C, M, q, steps, epochs, eta, N, sizes, seed):
+    """Algorithm 1 + 2 with explicit per-group models, per-example clipping and averaging (same random draws: each
+    epoch's batches, then its noise)."""
     rng = np.random.default_rng(seed)
     K, d = len(C), X.shape[1]
     m = np.asarray(q) * np.maximum(sizes, 1.0)
-    rows, offsets = group_poisson_batches(s, q, steps, rng)
-    noise = rng.standard_normal((steps, d + 1))
+    rows, offsets, noise = [], [0], []
+    for _ in range(epochs):
+        rows_e, offsets_e = group_poisson_batches(s, q, steps // epochs, rng)
+        noise.append(rng.standard_normal((steps // epochs, d + 1)))
+        rows.append(rows_e)
+        offsets.extend(offsets[-1] + offsets_e[1:])
+    rows, offsets, noise = np.concatenate(rows), np.asarray(offsets), np.concatenate(noise)
     scale = sigma * math.sqrt(sum((C[k] / (K * m[k])) ** 2 for k in range(K)))  # law of (1/K)Σ_k σC_k z_k/m_k
     checks = {"max_w_norm": 0.0, "max_clipped": np.zeros(K), "clip_active": False, "w_clip_active": False}
 
@@ -168,7 +174,7 @@ def test_fit_equals_literal_algorithm_and_respects_bounds(backend):
     steps = model.n_steps_
     assert steps == 3 * 2
     members, checks = _literal_fairdp(X, y, s, sigma=0.8, C=[0.3, 0.5], M=0.1, q=[0.25, 0.5], steps=steps,
-                                      eta=0.9, N=3, sizes=np.array([45.0, 25.0]), seed=11)
+                                      epochs=3, eta=0.9, N=3, sizes=np.array([45.0, 25.0]), seed=11)
     np.testing.assert_allclose(model.ensemble_coef_, members[:, :-1], rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(model.ensemble_intercept_, members[:, -1], rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(model.coef_, members[:, :-1].mean(0), rtol=1e-9, atol=1e-12)

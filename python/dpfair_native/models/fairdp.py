@@ -59,6 +59,7 @@ from .dpsgd import (
     calibrate_dpsgd_noise,
     dpsgd_privacy_spent,
     poisson_batches,
+    prefetched,
 )
 
 __all__ = [
@@ -381,19 +382,31 @@ class FairDPClassifier(DPClassifierBase):
         weights = b / (K * m)
 
         X = X if kernels.is_sparse(X) else np.ascontiguousarray(X)
-        rows, offsets = group_poisson_batches(groups, q, steps, rng)
-        grad_noise = None if keys is not None else rng.standard_normal((steps, d + 1))
         common = dict(
             groups=groups, clip=C, rule="fixed", noise="per_group", noise_multiplier=sigma,
             expected_batch_size=b, weight_bound=M, backend=self.backend,
+            # a CSR X is packed once for every loop call below (secure mode runs the NumPy twin: nothing to pack)
+            packed=None if keys is not None else kernels.pack_csr_rows(X, y, groups=groups, n_groups=K,
+                                                                       backend=self.backend),
         )
+        steps_per_epoch = steps // epochs
+
+        def draws(_epoch):  # one epoch's batches and noise at a time: O(n) memory, not O(epochs·n)
+            rows, offsets = group_poisson_batches(groups, q, steps_per_epoch, rng)
+            return rows, offsets, None if keys is not None else rng.standard_normal((steps_per_epoch, d + 1))
+
         theta = np.zeros(d + 1)
-        rates = np.full(steps - 1, eta)
-        theta, step_bounds = kernels.dpsgd_epochs(
-            X, y, theta, rows, offsets[:steps], rates, None if keys is not None else grad_noise[: steps - 1],
-            group_weights=weights, secure_key=None if keys is None else keys.next(), **common
-        )
-        members = _dp_mc_members(X, y, theta, rows[offsets[steps - 1] : offsets[steps]], N, eta, weights, common,
+        bounds = []
+        for epoch, (rows, offsets, grad_noise) in enumerate(prefetched(draws, epochs)):
+            run = steps_per_epoch - (epoch == epochs - 1)  # the last batch of the last epoch is step T's (DP-MC)
+            theta, step_bounds = kernels.dpsgd_epochs(
+                X, y, theta, rows, offsets[: run + 1], np.full(run, eta),
+                None if keys is not None else grad_noise[:run],
+                group_weights=weights, secure_key=None if keys is None else keys.next(), **common
+            )
+            bounds.append(step_bounds)
+        step_bounds = np.concatenate(bounds, axis=0)
+        members = _dp_mc_members(X, y, theta, rows[offsets[run] : offsets[run + 1]], N, eta, weights, common,
                                  keys, rng)
         if not np.all(np.isfinite(members)):
             raise ValueError("training diverged (non-finite weights); lower learning_rate or clip_norm")
