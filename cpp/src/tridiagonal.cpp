@@ -107,6 +107,10 @@ bool block_vectors(const double* a, const double* e, std::ptrdiff_t s, std::ptrd
   double prev_shift = -std::numeric_limits<double>::infinity();
   std::uint64_t state = 0x9e3779b97f4a7c15ULL;
   for (std::ptrdiff_t j = first; j < m; ++j) {
+    if (m == 1) {  // a 1×1 block: its eigenvector is e_s
+      vectors(s, col0 + j - first) = 1.0;
+      continue;
+    }
     if (j > first && lam(j) - lam(j - 1) >= kClusterGap * norm) cluster_start = j;
     double shift = lam(j);
     const double separation = 10.0 * kEps * std::max(std::abs(shift), norm);
@@ -118,10 +122,6 @@ bool block_vectors(const double* a, const double* e, std::ptrdiff_t s, std::ptrd
       v = static_cast<double>(state >> 11) * 0x1.0p-52 - 1.0;
     }
     auto z = vectors.col(col0 + j - first).segment(s, m);
-    if (m == 1) {
-      z(0) = 1.0;
-      continue;
-    }
     for (int solve = 0; solve < kSolves; ++solve) {
       lu.solve(x.data(), m);
       Eigen::Map<VectorXd> xv(x.data(), m);
