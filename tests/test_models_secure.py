@@ -98,7 +98,8 @@ def test_dpsgd_family_secure_accounting(make):
     plain = make(random_state=0).fit(X, y, sensitive_features=s)
     sec = make(random_state=0, secure=True).fit(X, y, sensitive_features=s)
     q, T, sig = sec.sample_rate_, sec.n_steps_, sec.effective_noise_multiplier_
-    counts = (RECORD_COUNT_NOISE,)  # the noisy record count is composed in (exact discrete Gaussian when secure)
+    # the noisy record count and the private centre are composed in (exact discrete Gaussians when secure)
+    counts = (RECORD_COUNT_NOISE, sec.center_noise_multiplier_)
     assert sec.privacy_spent_[0] == pytest.approx(
         dpsgd_privacy_spent(q, sig, T, sec.privacy_spent_[1], counts, secure=True)[0], rel=1e-12)
     # the secure bound costs more than the continuous formula at the same (q, σ, T)
@@ -106,7 +107,8 @@ def test_dpsgd_family_secure_accounting(make):
     qp, Tp = plain.sample_rate_, plain.n_steps_
     assert sec.privacy_spent_.method == "rdp"  # the discrete-Gaussian steps have an RDP bound only
     assert plain.privacy_spent_[0] == pytest.approx(
-        dpsgd_privacy_spent(qp, sig, Tp, 1e-5, counts, method=plain.privacy_spent_.method)[0])
+        dpsgd_privacy_spent(qp, sig, Tp, 1e-5, (RECORD_COUNT_NOISE, plain.center_noise_multiplier_),
+                            method=plain.privacy_spent_.method)[0])
     assert not np.allclose(sec.coef_, plain.coef_)
     again = make(random_state=0, secure=True).fit(X, y, sensitive_features=s)
     np.testing.assert_array_equal(sec.coef_, again.coef_)

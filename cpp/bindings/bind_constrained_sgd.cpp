@@ -25,7 +25,7 @@ void need(bool ok, const std::string& message) {
 
 // Everything but X, checked against X's shape (n, d); owns the output copies of the state.
 struct Problem {
-  Doubles y, lr, grad_noise, hist_noise;
+  Doubles y, lr, grad_noise, hist_noise, center;
   Int64s groups, events, active, rows, offsets;
   dpfair::ConstrainedSgdConfig c;
   py::ssize_t K = 0, E = 0, steps = 0;
@@ -92,6 +92,11 @@ Problem problem(py::ssize_t n, py::ssize_t d, Doubles y, Int64s groups, Int64s e
   p.c.temperature = config["temperature"].cast<double>();
   p.c.ema = config["ema"].cast<double>();
   p.c.count_floor = config["count_floor"].cast<double>();
+  if (config.contains("center") && !config["center"].is_none()) {  // kept alive by p.center
+    p.center = config["center"].cast<Doubles>();
+    need(p.center.ndim() == 1 && p.center.shape(0) == d, "center must have length d (one value per column)");
+    p.c.center = p.center.data();
+  }
   p.avg_start = avg_start, p.step = step_index, p.count = avg_count;
   p.params = copy_of(params), p.lambdas = copy_of(lambdas), p.hist = copy_of(hist), p.avg = copy_of(avg);
   return p;

@@ -16,16 +16,16 @@ namespace {
 
 // The arguments both variants share (checked against n rows and d columns), the loop's config and its outputs.
 struct SgdCall {
-  Doubles y, clip, lr, params, weights_keep, grad_keep, count_keep;
+  Doubles y, clip, lr, params, weights_keep, grad_keep, count_keep, center_keep;
   Int64s groups, rows, offsets;
-  const double *weights = nullptr, *grad_noise = nullptr, *count_noise = nullptr;
+  const double *weights = nullptr, *grad_noise = nullptr, *count_noise = nullptr, *center = nullptr;
   std::ptrdiff_t K = 0, steps = 0;
   dpfair::SgdConfig config;
   py::array_t<double> out_params, out_bounds;
 
   SgdCall(py::ssize_t n, py::ssize_t d, Doubles y_, Int64s groups_, Doubles clip_, const py::object& group_weights,
           Int64s rows_, Int64s offsets_, Doubles lr_, const py::object& grad_noise_in, const py::object& count_noise_in,
-          dpfair::ClipRule rule, dpfair::NoiseRule noise, Doubles params_, bool secure)
+          dpfair::ClipRule rule, dpfair::NoiseRule noise, Doubles params_, bool secure, const py::object& center_in)
       : y(std::move(y_)), clip(std::move(clip_)), lr(std::move(lr_)), params(std::move(params_)),
         groups(std::move(groups_)), rows(std::move(rows_)), offsets(std::move(offsets_)) {
     check_length(y, n, "y");
@@ -54,6 +54,7 @@ struct SgdCall {
       const py::ssize_t width = rule == dpfair::ClipRule::dpsgdf ? 2 * K : K;
       count_noise = optional_doubles(count_noise_in, count_keep, [&](const Doubles& a) { check_matrix(a, steps, width, "count_noise"); });
     }
+    center = optional_doubles(center_in, center_keep, [&](const Doubles& a) { check_length(a, d, "center"); });
     out_params = py::array_t<double>(d + 1);
     std::copy(params.data(), params.data() + d + 1, out_params.mutable_data());
     out_bounds = py::array_t<double>({steps, K});
@@ -81,6 +82,7 @@ struct SgdCall {
     s.learning_rates = lr.data();
     s.grad_noise = grad_noise;
     s.count_noise = count_noise;
+    s.center = center;
     return s;
   }
 
@@ -91,7 +93,8 @@ py::tuple dpsgd_epochs(py::array X_in, Doubles y, Int64s groups, Doubles clip, p
                        Int64s offsets, Doubles lr, py::object grad_noise, py::object count_noise, dpfair::ClipRule rule,
                        dpfair::NoiseRule noise,
                        double noise_multiplier, double count_noise_multiplier, double expected_batch_size, double l2,
-                       double weight_bound, Doubles params, py::object secure_key, double grid_inflation) {
+                       double weight_bound, Doubles params, py::object secure_key, double grid_inflation,
+                       py::object center) {
   const StridedMatrix X = strided_matrix(std::move(X_in));
   std::string key;
   const bool secure = !secure_key.is_none();
@@ -100,7 +103,7 @@ py::tuple dpsgd_epochs(py::array X_in, Doubles y, Int64s groups, Doubles clip, p
     if (key.size() != 32) throw py::value_error("secure_key must be exactly 32 bytes");
   }
   SgdCall c(X.rows, X.cols, std::move(y), std::move(groups), std::move(clip), group_weights, std::move(rows),
-            std::move(offsets), std::move(lr), grad_noise, count_noise, rule, noise, std::move(params), secure);
+            std::move(offsets), std::move(lr), grad_noise, count_noise, rule, noise, std::move(params), secure, center);
   c.set_noise(noise_multiplier, count_noise_multiplier, expected_batch_size, l2, weight_bound);
   if (secure) c.config.secure_key = reinterpret_cast<const std::uint8_t*>(key.data());
   c.config.grid_inflation = grid_inflation;
@@ -119,10 +122,10 @@ py::tuple dpsgd_csr(py::object data, py::object indices, py::object indptr, std:
                     py::object grad_noise, py::object count_noise, dpfair::ClipRule rule, dpfair::NoiseRule noise,
                     double noise_multiplier,
                     double count_noise_multiplier, double expected_batch_size, double l2, double weight_bound,
-                    Doubles params) {
+                    Doubles params, py::object center) {
   const CsrArrays X = csr_arrays(data, indices, indptr, n_cols);
   SgdCall c(X.rows, X.cols, std::move(y), std::move(groups), std::move(clip), group_weights, std::move(rows),
-            std::move(offsets), std::move(lr), grad_noise, count_noise, rule, noise, std::move(params), false);
+            std::move(offsets), std::move(lr), grad_noise, count_noise, rule, noise, std::move(params), false, center);
   c.set_noise(noise_multiplier, count_noise_multiplier, expected_batch_size, l2, weight_bound);
   double *pp = c.out_params.mutable_data(), *bp = c.out_bounds.mutable_data();
   const dpfair::SgdSteps steps = c.view();
@@ -145,9 +148,9 @@ py::tuple dpsgd_packed(const dpfair::PackedCsr& X, Doubles y, Int64s groups, Dou
                        Int64s rows, Int64s offsets, Doubles lr, py::object grad_noise, py::object count_noise,
                        dpfair::ClipRule rule, dpfair::NoiseRule noise, double noise_multiplier,
                        double count_noise_multiplier, double expected_batch_size, double l2, double weight_bound,
-                       Doubles params) {
+                       Doubles params, py::object center) {
   SgdCall c(X.rows(), X.cols(), std::move(y), std::move(groups), std::move(clip), group_weights, std::move(rows),
-            std::move(offsets), std::move(lr), grad_noise, count_noise, rule, noise, std::move(params), false);
+            std::move(offsets), std::move(lr), grad_noise, count_noise, rule, noise, std::move(params), false, center);
   c.set_noise(noise_multiplier, count_noise_multiplier, expected_batch_size, l2, weight_bound);
   double *pp = c.out_params.mutable_data(), *bp = c.out_bounds.mutable_data();
   const dpfair::SgdSteps steps = c.view();
@@ -176,7 +179,7 @@ void bind_sgd(pybind11::module_& m) {
         py::arg("grad_noise"), py::arg("count_noise"), py::arg("rule"), py::arg("noise"),
         py::arg("noise_multiplier"), py::arg("count_noise_multiplier"), py::arg("expected_batch_size"),
         py::arg("l2"), py::arg("weight_bound"), py::arg("params"), py::arg("secure_key") = py::none(),
-        py::arg("grid_inflation") = 1e-4,
+        py::arg("grid_inflation") = 1e-4, py::arg("center") = py::none(),
         "Run DP-SGD steps on a linear logistic model (see dpfair_native.kernels.dpsgd_epochs); returns "
         "(params, step_bounds).");
   m.def("dpsgd_epochs_csr", &dpsgd_csr, py::arg("data"), py::arg("indices"), py::arg("indptr"), py::arg("n_features"),
@@ -184,7 +187,7 @@ void bind_sgd(pybind11::module_& m) {
         py::arg("batch_offsets"), py::arg("learning_rates"), py::arg("grad_noise"), py::arg("count_noise"),
         py::arg("rule"), py::arg("noise"), py::arg("noise_multiplier"), py::arg("count_noise_multiplier"),
         py::arg("expected_batch_size"), py::arg("l2"), py::arg("weight_bound"), py::arg("params"),
-        "dpsgd_epochs on a CSR matrix; returns (params, step_bounds).");
+        py::arg("center") = py::none(), "dpsgd_epochs on a CSR matrix; returns (params, step_bounds).");
   py::class_<dpfair::PackedCsr>(m, "PackedCsr", "A CSR matrix's rows, labels and groups packed once for "
                                 "dpsgd_epochs_packed (see dpfair_native.kernels.pack_csr_rows).", py::module_local())
       .def(py::init(&packed_csr), py::arg("data"), py::arg("indices"), py::arg("indptr"), py::arg("n_features"),
@@ -195,5 +198,5 @@ void bind_sgd(pybind11::module_& m) {
         py::arg("group_weights"), py::arg("batch_rows"), py::arg("batch_offsets"), py::arg("learning_rates"),
         py::arg("grad_noise"), py::arg("count_noise"), py::arg("rule"), py::arg("noise"), py::arg("noise_multiplier"),
         py::arg("count_noise_multiplier"), py::arg("expected_batch_size"), py::arg("l2"), py::arg("weight_bound"),
-        py::arg("params"), "dpsgd_epochs on packed CSR rows; returns (params, step_bounds).");
+        py::arg("params"), py::arg("center") = py::none(), "dpsgd_epochs on packed CSR rows; returns (params, step_bounds).");
 }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <stdexcept>
 #include <type_traits>
 #include <vector>
@@ -22,13 +23,21 @@ void require(bool ok, const char* message) {
 
 bool finite_nonnegative(double v) { return std::isfinite(v) && v >= 0.0; }
 
-// Row access of a dense strided matrix: x_i·w with ‖x_i‖², and total += a·x_i.
+// Row access of a dense strided matrix: x_i·w with ‖x_i‖² (or, given a center μ, ‖x_i − μ‖²), and total += a·x_i.
 template <bool Unit, class T>
 struct DenseRows {
   const T* X;
   std::ptrdiff_t rs, cs, d;
-  void dot_and_square(std::int64_t i, const double* w, double& dot, double& sq) const {
-    row_dot_and_square<Unit>(X + i * rs, cs, w, d, dot, sq);
+  void dot_and_square(std::int64_t i, const double* w, const double* mu, double& dot, double& sq) const {
+    const T* x = X + i * rs;
+    row_dot_and_square<Unit>(x, cs, w, d, dot, sq);
+    if (mu == nullptr) return;
+    double c = 0.0;
+    for (std::ptrdiff_t j = 0; j < d; ++j) {
+      const double v = static_cast<double>(x[(Unit ? j : j * cs)]) - mu[j];
+      c += v * v;
+    }
+    sq = c;
   }
   void add_scaled(std::int64_t i, double a, double* total) const {
     const T* x = X + i * rs;
@@ -41,14 +50,25 @@ struct DenseRows {
 template <class Packed>
 struct PackedCsrRows {
   const Packed& X;
-  void dot_and_square(std::int64_t i, const double* w, double& dot, double& sq) const {
+  // Given a center μ: ‖x_i − μ‖² = ‖x_i‖² − 2x_iᵀμ + ‖μ‖² (mu_mu = ‖μ‖²), by the row's non-zeros only.
+  double mu_mu = 0.0;
+  void dot_and_square(std::int64_t i, const double* w, const double* mu, double& dot, double& sq) const {
     const auto& h = X.row(i);
     csr_rows::require(h.fault == csr_rows::RowFault::none, csr_rows::fault_message(h.fault));
-    double s = 0.0, q = 0.0;
-    Packed::for_each(h, [&](std::ptrdiff_t j, double v) {
-      s += v * w[j];
-      q += v * v;
-    });
+    double s = 0.0, q = 0.0, c = 0.0;
+    if (mu == nullptr) {
+      Packed::for_each(h, [&](std::ptrdiff_t j, double v) {
+        s += v * w[j];
+        q += v * v;
+      });
+    } else {
+      Packed::for_each(h, [&](std::ptrdiff_t j, double v) {
+        s += v * w[j];
+        q += v * v;
+        c += v * mu[j];
+      });
+      q = std::max(0.0, q - 2.0 * c + mu_mu);
+    }
     dot = s;
     sq = q;
   }
@@ -73,6 +93,7 @@ void run_steps(const Rows& X, std::ptrdiff_t n, std::ptrdiff_t d, const double* 
   std::vector<double> ne(static_cast<std::size_t>(E)), me(static_cast<std::size_t>(E)), mu_sum(static_cast<std::size_t>(E));
   double* lam_plus = lambdas;
   double* lam_minus = lambdas + cells;
+  const double* mu = c.center;
   for (std::ptrdiff_t t = 0; t < n_steps; ++t) {
     const std::int64_t begin = batch_offsets[t], end = batch_offsets[t + 1];
     const std::ptrdiff_t m = static_cast<std::ptrdiff_t>(end - begin);
@@ -81,13 +102,14 @@ void run_steps(const Rows& X, std::ptrdiff_t n, std::ptrdiff_t d, const double* 
     xnorm.resize(static_cast<std::size_t>(m));
     // Scores and the batch histogram (raw counts into the EMA below).
     std::vector<double> counts(static_cast<std::size_t>(2 * cells), 0.0);
+    const double mu_w = mu != nullptr ? std::inner_product(mu, mu + d, params, 0.0) : 0.0;
     for (std::ptrdiff_t r = 0; r < m; ++r) {
       const std::int64_t i = rows[r];
       require(i >= 0 && i < n, "batch_rows must index X's rows (0 .. n-1)");
       double dot, sq;
-      X.dot_and_square(i, params, dot, sq);
+      X.dot_and_square(i, params, mu, dot, sq);
       require(std::isfinite(sq), "X contains NaN or infinity in a batch row");
-      z[static_cast<std::size_t>(r)] = dot + params[d];
+      z[static_cast<std::size_t>(r)] = dot - mu_w + params[d];
       xnorm[static_cast<std::size_t>(r)] = std::sqrt(1.0 + sq);
       const std::int64_t k = groups[i], e = events[i];
       require(k >= 0 && k < K && e >= 0 && e < E, "groups/events must lie in 0 .. n_groups-1 / n_events-1");
@@ -148,6 +170,9 @@ void run_steps(const Rows& X, std::ptrdiff_t n, std::ptrdiff_t d, const double* 
       X.add_scaled(i, a, total.data());
       total[static_cast<std::size_t>(d)] += a;
     }
+    if (mu != nullptr) {  // Σ a_i·[x_i − μ, 1]: the rows were summed uncentered
+      for (std::ptrdiff_t j = 0; j < d; ++j) total[static_cast<std::size_t>(j)] -= total[static_cast<std::size_t>(d)] * mu[j];
+    }
     const double std_dev = c.noise_multiplier > 0.0 ? c.noise_multiplier * clip : 0.0;
     const double* g = grad_noise + t * width;
     for (std::ptrdiff_t j = 0; j < width; ++j) {
@@ -187,6 +212,9 @@ void checked_run(const Rows& X, std::ptrdiff_t n, std::ptrdiff_t d, const double
   require(std::isfinite(config.ema) && config.ema > 0.0 && config.ema <= 1.0, "ema must lie in (0, 1]");
   require(std::isfinite(config.count_floor) && config.count_floor > 0.0, "count_floor must be a finite number > 0");
   require(*step_index >= 0 && *avg_count >= 0, "step_index and avg_count must be >= 0");
+  if (config.center != nullptr) {
+    for (std::ptrdiff_t j = 0; j < d; ++j) require(std::isfinite(config.center[j]), "center must be finite");
+  }
   for (std::ptrdiff_t j = 0; j <= d; ++j) require(std::isfinite(params[j]), "initial params must be finite");
   for (std::ptrdiff_t j = 0; j < 2 * n_groups * n_events; ++j) {
     require(finite_nonnegative(lambdas[j]), "lambdas must be finite numbers >= 0");
@@ -232,8 +260,11 @@ void constrained_sgd_epochs_csr(const CsrView<T, I>& X, const double* y, const s
                                 const ConstrainedSgdConfig& config, std::int64_t avg_start, double* params,
                                 double* lambdas, double* hist, double* avg, std::int64_t* avg_count,
                                 std::int64_t* step_index) {
+  const double mu_mu = config.center != nullptr
+                          ? std::inner_product(config.center, config.center + X.cols, config.center, 0.0)
+                          : 0.0;
   auto run = [&](const auto& packed) {
-    checked_run(PackedCsrRows<std::decay_t<decltype(packed)>>{packed}, X.rows, X.cols, y, groups, events, n_groups,
+    checked_run(PackedCsrRows<std::decay_t<decltype(packed)>>{packed, mu_mu}, X.rows, X.cols, y, groups, events, n_groups,
                 n_events, active, batch_rows, batch_offsets, n_steps, learning_rates, grad_noise, hist_noise, config,
                 avg_start, params, lambdas, hist, avg, avg_count, step_index);
   };

@@ -69,13 +69,15 @@ void count_above_below(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::ptrd
 
 // Contiguous rows (col_stride 1): residual r_i = σ(z_i) − y_i and gradient norm |r_i|·sqrt(1 + ‖x_i‖²) of every
 // batch row, with vectorized dot products; the clipped sum is then one axpy per row (no second gradient pass).
+// With a center μ (nullptr: none) the rows read as x_i − μ: score wᵀx_i − μᵀw + bias, norm from ‖x_i − μ‖².
 template <class T>
 void residuals_and_norms(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::ptrdiff_t rs, const double* y,
                          const double* w, double bias, const std::int64_t* rows, std::ptrdiff_t m,
-                         const std::int64_t* groups, std::ptrdiff_t n_groups, std::vector<double>& resid,
-                         std::vector<double>& norm) {
+                         const std::int64_t* groups, std::ptrdiff_t n_groups, const double* center,
+                         std::vector<double>& resid, std::vector<double>& norm) {
   resid.resize(static_cast<std::size_t>(m));
   norm.resize(static_cast<std::size_t>(m));
+  if (center != nullptr) bias -= sgd_step::center_dot(center, w, d);
   for (std::ptrdiff_t t = 0; t < m; ++t) {
     const std::int64_t i = rows[t];
     checked_group(i, n, groups, n_groups);
@@ -87,6 +89,10 @@ void residuals_and_norms(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::pt
       xx = xv.squaredNorm();
     } else {
       row_dot_and_square<true>(x, 1, w, d, z, xx);
+    }
+    if (center != nullptr) {
+      const Eigen::Map<const Eigen::VectorXd> mu(center, d);
+      xx = (Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, 1>>(x, d).template cast<double>() - mu).squaredNorm();
     }
     z += bias;
     const double yi = y[i];
@@ -134,6 +140,10 @@ void dpsgd_epochs(const MatrixView<T>& Xv, const SgdSteps& steps, const SgdConfi
   const std::int64_t *groups = steps.groups, *batch_rows = steps.batch_rows, *batch_offsets = steps.batch_offsets;
   const std::ptrdiff_t n_groups = steps.n_groups, n_steps = steps.n_steps;
   require(n >= 0, "dpsgd_epochs: negative size");
+  // a single column's stride is never read (NumPy may give a size-1 axis any stride)
+  const bool fused = col_stride == 1 || d <= 1;  // contiguous rows: own vectorized pass; else clip_group_gradients
+  require(steps.center == nullptr || fused, "dpsgd_epochs: a center needs rows with unit column stride");
+  sgd_step::check_center(steps.center, d);
   sgd_step::check_inputs(config, n_groups, clip, group_weights, count_noise != nullptr || config.secure_key != nullptr,
                          d, params, batch_offsets, n_steps, learning_rates);
   const double sigma = config.noise_multiplier;
@@ -142,7 +152,6 @@ void dpsgd_epochs(const MatrixView<T>& Xv, const SgdSteps& steps, const SgdConfi
   const auto K = static_cast<std::size_t>(n_groups);
   const std::ptrdiff_t width = d + 1;
   const bool clip_weights = std::isfinite(config.weight_bound) && config.weight_bound > 0.0;
-  const bool fused = col_stride == 1;  // contiguous rows: own vectorized pass; else clip_group_gradients
   std::vector<double> sums(K * static_cast<std::size_t>(width)), total(static_cast<std::size_t>(width));
   std::vector<double> bounds(K), weights(K, 1.0), above(K), below(K), resid, norm;
   std::vector<std::int64_t> n_above(K), n_below(K);
@@ -169,7 +178,8 @@ void dpsgd_epochs(const MatrixView<T>& Xv, const SgdSteps& steps, const SgdConfi
 
     if (clip_weights) sgd_step::clip_weights(w, d, config.weight_bound);
     if (fused) {
-      residuals_and_norms(X, n, d, row_stride, y, w, params[d], rows, m, groups, n_groups, resid, norm);
+      residuals_and_norms(X, n, d, row_stride, y, w, params[d], rows, m, groups, n_groups, steps.center, resid,
+                          norm);
     } else {
       check_batch(rows, m, n, groups, n_groups);
     }
@@ -197,6 +207,7 @@ void dpsgd_epochs(const MatrixView<T>& Xv, const SgdSteps& steps, const SgdConfi
         acc_bias += coef;
       }
       total[static_cast<std::size_t>(d)] = acc_bias;
+      sgd_step::subtract_center(steps.center, d, total);
     } else {
       clip_group_gradients<T>(X, n, d, row_stride, col_stride, y, w, params[d], rows, m, groups, bounds.data(),
                               n_groups, std::numeric_limits<double>::quiet_NaN(), 0.0, sums.data(), n_above.data(),

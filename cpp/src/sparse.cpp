@@ -183,12 +183,15 @@ void clip_batch(const CsrView<T, I>& X, const double* y, const double* w, double
 // rows read from `packed`, each prefetched kRowsAhead visits ahead (its address 2·kRowsAhead ahead), across step
 // boundaries: the rows of later batches are known, only w changes. (Prefetching a whole batch ahead in one tight
 // loop was measured slower.) Throws the row's recorded fault, if any, when it is read.
+// With a center μ (nullptr: none) the rows read as x_i − μ: score wᵀx_i − μᵀw + bias, ‖x_i − μ‖² = ‖x_i‖² −
+// 2x_iᵀμ + ‖μ‖² (O(row non-zeros) per row; mu_mu = ‖μ‖²).
 template <class Packed>
 void batch_residuals(const Packed& packed, std::ptrdiff_t n, const std::int64_t* batch_rows, std::int64_t first,
                      std::ptrdiff_t m, std::int64_t n_visits, const double* params, std::ptrdiff_t d,
-                     std::vector<double>& resid, std::vector<double>& norm) {
+                     const double* center, double mu_mu, std::vector<double>& resid, std::vector<double>& norm) {
   resid.resize(static_cast<std::size_t>(m));
   norm.resize(static_cast<std::size_t>(m));
+  const double bias = params[d] - sgd_step::center_dot(center, params, d);
   for (std::ptrdiff_t r = 0; r < m; ++r) {
     const std::int64_t pos = first + r;
     if (pos + 2 * kRowsAhead < n_visits) packed.prefetch_address(batch_rows[pos + 2 * kRowsAhead]);
@@ -198,11 +201,21 @@ void batch_residuals(const Packed& packed, std::ptrdiff_t n, const std::int64_t*
     const auto& h = packed.row(i);
     require(h.fault == RowFault::none, fault_message(h.fault));
     double z = 0.0, xx = 0.0;
-    Packed::for_each(h, [&](std::ptrdiff_t j, double v) {
-      z += v * params[j];
-      xx += v * v;
-    });
-    const double res = sigmoid(z + params[d]) - h.y;
+    if (center == nullptr) {
+      Packed::for_each(h, [&](std::ptrdiff_t j, double v) {
+        z += v * params[j];
+        xx += v * v;
+      });
+    } else {
+      double x_mu = 0.0;
+      Packed::for_each(h, [&](std::ptrdiff_t j, double v) {
+        z += v * params[j];
+        xx += v * v;
+        x_mu += v * center[j];
+      });
+      xx = sgd_step::centered_square(xx, x_mu, mu_mu);
+    }
+    const double res = sigmoid(z + bias) - h.y;
     resid[static_cast<std::size_t>(r)] = res;
     norm[static_cast<std::size_t>(r)] = std::abs(res) * std::sqrt(1.0 + xx);
   }
@@ -219,12 +232,13 @@ void dpsgd_packed(const Packed& packed, std::ptrdiff_t n, std::ptrdiff_t d, cons
   std::vector<double> total(static_cast<std::size_t>(width), 0.0), bounds(K), weights(K, 1.0), above(K), below(K);
   std::vector<double> resid, norm;
   const std::int64_t n_visits = steps.n_steps > 0 ? steps.batch_offsets[steps.n_steps] : 0;
+  const double mu_mu = sgd_step::center_dot(steps.center, steps.center, d);
   for (std::ptrdiff_t t = 0; t < steps.n_steps; ++t) {
     const std::int64_t first = steps.batch_offsets[t];
     const std::int64_t* rows = steps.batch_rows + first;
     const auto m = static_cast<std::ptrdiff_t>(steps.batch_offsets[t + 1] - first);
     if (clip_weights) sgd_step::clip_weights(params, d, config.weight_bound);
-    batch_residuals(packed, n, steps.batch_rows, first, m, n_visits, params, d, resid, norm);
+    batch_residuals(packed, n, steps.batch_rows, first, m, n_visits, params, d, steps.center, mu_mu, resid, norm);
     if (config.rule != ClipRule::fixed) sgd_step::count_rows(config, rows, m, steps.groups, steps.clip, norm, above, below);
     const std::ptrdiff_t per_step = (config.rule == ClipRule::dpsgdf ? 2 : 1) * n_groups;
     const double* u = steps.count_noise != nullptr ? steps.count_noise + t * per_step : nullptr;
@@ -243,6 +257,7 @@ void dpsgd_packed(const Packed& packed, std::ptrdiff_t n, std::ptrdiff_t d, cons
       total_bias += coef;
     }
     total[static_cast<std::size_t>(d)] = total_bias;
+    sgd_step::subtract_center(steps.center, d, total);
     const double s_step = sgd_step::step_sensitivity(config, bounds, weights, step_bounds + static_cast<std::size_t>(t) * K);
     sgd_step::noisy_update(config, s_step, steps.learning_rates[t], steps.grad_noise + t * width, d, total, params);
   }
@@ -413,6 +428,7 @@ void PackedCsr::dpsgd_epochs(const SgdSteps& steps, const SgdConfig& config, dou
   sgd_step::check_inputs(config, steps.n_groups, steps.clip, steps.group_weights, steps.count_noise != nullptr, cols_,
                          params, steps.batch_offsets, steps.n_steps, steps.learning_rates);
   require(steps.n_groups == n_groups_, "the packed rows were built for a different number of groups");
+  sgd_step::check_center(steps.center, cols_);
   std::visit([&](const auto& packed) { dpsgd_packed(packed, rows_, cols_, steps, config, params, step_bounds); },
              impl_->packed);
 }

@@ -99,6 +99,7 @@ def dpsgd_epochs(
     params: npt.NDArray[np.float64],
     secure_key: Optional[bytes] = None,
     grid_inflation: float = 1e-4,
+    center: Optional[npt.NDArray[np.float64]] = None,
 ) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 def logistic_newton(
     X: npt.NDArray[np.floating],
@@ -183,6 +184,7 @@ def dpsgd_epochs_csr(
     l2: float,
     weight_bound: float,
     params: npt.NDArray[np.float64],
+    center: Optional[npt.NDArray[np.float64]] = None,
 ) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 class PackedCsr:
     def __init__(
@@ -219,6 +221,7 @@ def dpsgd_epochs_packed(
     l2: float,
     weight_bound: float,
     params: npt.NDArray[np.float64],
+    center: Optional[npt.NDArray[np.float64]] = None,
 ) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 def logistic_newton_csr(
     data: npt.NDArray[np.floating],

@@ -132,19 +132,22 @@ def minimize_quadratic(Q, b, ridge, psd, floor, solver, constraint, tol, max_ite
     )
 
 
-def clip_group_gradients(X, y, w, bias, rows, groups, clip, threshold, l2):
+def clip_group_gradients(X, y, w, bias, rows, groups, clip, threshold, l2, center=None):
     """Per-group sums of L2-clipped per-example logistic-loss gradients over the rows in `rows`.
 
     For row i (label y_i in {0,1}, group g = groups[i]) with z_i = xᵢᵀw + bias, the gradient with respect to
     (w, bias) is g_i = (σ(z_i) − y_i)·[x_i, 1] + l2·[w, 0]. It is scaled by min(1, clip[g]/‖g_i‖₂) and added to
     sums[g]. n_above[g] / n_below[g] count the rows whose *unclipped* norm is > / <= threshold (threshold
-    None: the row's own clip[g]).
+    None: the row's own clip[g]). With a ``center`` μ each row reads as x_i − μ (a CSR X's batch rows are then
+    densified).
     """
-    if _is_csr(X):
+    if _is_csr(X) and center is None:
         return clip_group_gradients_csr(X, y, w, bias, rows, groups, clip, threshold, l2)
     n_groups = clip.shape[0]
     d = X.shape[1]
-    Xb = np.asarray(X[rows], dtype=np.float64)
+    Xb = np.asarray(X[rows].toarray() if _is_csr(X) else X[rows], dtype=np.float64)
+    if center is not None:
+        Xb = Xb - center
     gb = groups[rows]
     z = Xb @ w + bias
     resid = 0.5 * (1.0 + np.tanh(0.5 * z)) - y[rows]
@@ -165,7 +168,7 @@ def clip_group_gradients(X, y, w, bias, rows, groups, clip, threshold, l2):
 
 def dpsgd_epochs(X, y, params, batch_rows, batch_offsets, learning_rates, grad_noise, groups, clip, group_weights,
                  rule, count_noise, noise_multiplier, count_noise_multiplier, expected_batch_size, l2, noise,
-                 weight_bound, secure_key=None, grid_inflation=1e-4):
+                 weight_bound, secure_key=None, grid_inflation=1e-4, center=None):
     """The DP-SGD loop, step by step, on top of the reference ``clip_group_gradients``.
 
     Step t on params = [w, bias], batch B_t = batch_rows[offsets[t]:offsets[t+1]], expected batch size b:
@@ -178,6 +181,7 @@ def dpsgd_epochs(X, y, params, batch_rows, batch_offsets, learning_rates, grad_n
     Returns (params, step_bounds (T, K) holding s_k).
     Secure mode (``secure_key``): count and gradient noise are exact discrete Gaussians from the ChaCha20 stream
     (same order and rounding as the native loop; see :func:`secure_round_and_noise`).
+    ``center`` μ (or None): every row reads as x_i − μ.
     """
     secure = secure_key is not None
     if secure:
@@ -208,7 +212,8 @@ def dpsgd_epochs(X, y, params, batch_rows, batch_offsets, learning_rates, grad_n
             bounds = clip.copy()
             weights = np.ones(K) if group_weights is None else group_weights.copy()
         elif rule == "dpsgdf":
-            _, above, below = clip_group_gradients(X, y, params[:d], params[d], rows, groups, clip, None, 0.0)
+            _, above, below = clip_group_gradients(X, y, params[:d], params[d], rows, groups, clip, None, 0.0,
+                                                   center)
             u = count_noise_of(t, 2 * K)
             m_k = np.maximum(0.0, above + u[:K])
             o_k = np.maximum(0.0, below + u[K:])
@@ -223,7 +228,7 @@ def dpsgd_epochs(X, y, params, batch_rows, batch_offsets, learning_rates, grad_n
             bounds = clip.copy()
         else:
             raise ValueError(f"unknown rule {rule!r}")
-        sums, _, _ = clip_group_gradients(X, y, params[:d], params[d], rows, groups, bounds, None, 0.0)
+        sums, _, _ = clip_group_gradients(X, y, params[:d], params[d], rows, groups, bounds, None, 0.0, center)
         s = np.where(weights == 0.0, 0.0, weights * bounds)
         step_bounds[t] = s
         std = 0.0
@@ -743,8 +748,8 @@ def constrained_sgd_epochs(X, y, groups, events, active, batch_rows, batch_offse
 
     X dense or scipy.sparse CSR (only each batch's rows are densified); ``config`` holds the scalar settings
     (noise_multiplier, hist_noise_multiplier, clip, expected_batch_size, l2, dual_learning_rate, bound,
-    temperature, ema, count_floor). Returns (params, lambdas, hist, avg, avg_count, step_index); see
-    kernels.constrained_sgd_epochs.
+    temperature, ema, count_floor) and the optional ``center`` μ (each batch row read as x_i − μ). Returns
+    (params, lambdas, hist, avg, avg_count, step_index); see kernels.constrained_sgd_epochs.
     """
     sparse_x = hasattr(X, "tocsr") and not isinstance(X, np.ndarray)
     X = X.tocsr() if sparse_x else np.asarray(X, dtype=np.float64)
@@ -759,6 +764,8 @@ def constrained_sgd_epochs(X, y, groups, events, active, batch_rows, batch_offse
     for t in range(learning_rates.shape[0]):
         B = batch_rows[batch_offsets[t]:batch_offsets[t + 1]]
         xb = X[B].toarray().astype(np.float64) if sparse_x else X[B]
+        if c.get("center") is not None:
+            xb = xb - c["center"]
         z = xb @ params[:d] + params[d]
         counts = np.zeros((K, E, 2))
         np.add.at(counts, (groups[B], events[B], (z > 0).astype(np.int64)), 1.0)

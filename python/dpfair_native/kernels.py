@@ -415,6 +415,7 @@ def dpsgd_epochs(
     secure_key: Optional[bytes] = None,
     grid_inflation: float = 1e-4,
     packed: Optional[PackedCsrRows] = None,
+    center=None,
 ) -> Tuple[np.ndarray, np.ndarray]:
     """Run T = len(learning_rates) DP-SGD steps of a linear logistic model; all randomness is passed in.
 
@@ -461,6 +462,11 @@ def dpsgd_epochs(
     ``packed``: :func:`pack_csr_rows` of these same ``X``, ``y`` and ``groups`` objects (checked by identity),
     so that a caller running the loop in several calls (one per epoch) packs a CSR X once instead of per call.
     Same results; without it the native CSR path packs X on each call.
+
+    ``center``: a fixed (d,) point μ the loop trains around (e.g. a privately released feature mean), or None.
+    Every x_i then reads as x_i − μ in the scores, the clipping norms and the sum (S's first d entries are
+    Σ c_i·x_i − (Σ c_i)·μ, O(d) per step), so a CSR X stays sparse; the model [w, bias] scores x as
+    wᵀ(x − μ) + bias. μ must be public (released before the loop): the sum's sensitivity is unchanged.
     """
     _check_backend(backend)
     if packed is not None and not packed._built_from(X, y, groups):
@@ -475,6 +481,9 @@ def dpsgd_epochs(
     if noise not in _SGD_NOISE:
         raise ValueError(f"noise must be one of {tuple(_SGD_NOISE)}, got {noise!r}")
     learning_rates, batch_rows, batch_offsets, T = _step_schedule(learning_rates, batch_rows, batch_offsets, n)
+    center = _center_vector(center, d)
+    if center is not None and not _is_csr(X):
+        X = np.ascontiguousarray(X)  # the native loop takes a center on rows with unit column stride
     if secure_key is not None:
         if not isinstance(secure_key, (bytes, bytearray)) or len(secure_key) != 32:
             raise ValueError("secure_key must be 32 bytes (a ChaCha20 key) or None")
@@ -535,6 +544,7 @@ def dpsgd_epochs(
         return _reference.dpsgd_epochs(
             X, y, params, batch_rows, batch_offsets, learning_rates, grad_noise, groups, clip, group_weights, rule,
             count_noise, sigma, sigma_count, b, float(l2), noise, weight_bound, secure_key, grid_inflation,
+            center=center,
         )
     core = _native()
     rule_code, noise_code = getattr(core.ClipRule, rule), getattr(core.NoiseRule, noise)
@@ -543,19 +553,29 @@ def dpsgd_epochs(
             raise ValueError(f"packed was built for n_groups={packed._native.n_groups}, but clip has {K} bounds")
         return core.dpsgd_epochs_packed(
             packed._native, y, groups, clip, group_weights, batch_rows, batch_offsets, learning_rates, grad_noise,
-            count_noise, rule_code, noise_code, sigma, sigma_count, b, float(l2), weight_bound, params,
+            count_noise, rule_code, noise_code, sigma, sigma_count, b, float(l2), weight_bound, params, center,
         )
     if _is_csr(X):
         return core.dpsgd_epochs_csr(
             *_csr_arrays(X), y, groups, clip, group_weights, batch_rows, batch_offsets, learning_rates, grad_noise,
-            count_noise, rule_code, noise_code, sigma, sigma_count, b, float(l2), weight_bound, params,
+            count_noise, rule_code, noise_code, sigma, sigma_count, b, float(l2), weight_bound, params, center,
         )
     return core.dpsgd_epochs(
         X, y, groups, clip, group_weights, batch_rows, batch_offsets, learning_rates, grad_noise, count_noise,
         rule_code, noise_code, sigma, sigma_count, b, float(l2), weight_bound, params, secure_key, grid_inflation,
+        center,
     )
 
 __all__.append("dpsgd_epochs")
+
+
+def _center_vector(center, d: int) -> Optional[np.ndarray]:
+    """The loops' optional (d,) center, checked: finite float64, or None."""
+    if center is None:
+        return None
+    center = _float_vector(center, d, "center")
+    _all_finite(center, "center")
+    return center
 
 
 class PackedCsrRows:
@@ -1004,6 +1024,7 @@ def constrained_sgd_epochs(
     count_floor: float = 1.0,
     avg_start: int = 0,
     backend: Backend = "native",
+    center=None,
 ) -> ConstrainedSgdState:
     """Run T = len(learning_rates) steps of fairness-constrained DP-SGD (proxy Lagrangian) on a logistic model.
 
@@ -1025,6 +1046,9 @@ def constrained_sgd_epochs(
     does O(batch non-zeros + d + KE) work per step and never densifies X. All randomness is passed in
     (grad_noise (T, d+1), hist_noise (T, 2KE) standard normals). Returns the new :class:`ConstrainedSgdState`
     (the input state is not modified).
+
+    ``center``: a fixed, public (d,) point μ, or None: every x_i then reads as x_i − μ (z_i = wᵀ(x_i − μ) + bias,
+    g_i = a_i·[x_i − μ, 1]; a CSR X stays sparse, as in :func:`dpsgd_epochs`).
     """
     _check_backend(backend)
     X = _float_matrix_or_csr(X, "X")
@@ -1085,7 +1109,8 @@ def constrained_sgd_epochs(
         raise ValueError(f"ema must lie in (0, 1], got {ema!r}")
     if not np.isfinite(count_floor) or count_floor <= 0:
         raise ValueError(f"count_floor must be a finite number > 0, got {count_floor!r}")
-    config = dict(values, clip=clip, expected_batch_size=b, temperature=temperature, ema=ema, count_floor=count_floor)
+    config = dict(values, clip=clip, expected_batch_size=b, temperature=temperature, ema=ema, count_floor=count_floor,
+                  center=_center_vector(center, d))
     args = (
         y, groups, events, active, batch_rows, batch_offsets, learning_rates, grad_noise, hist_noise, config,
         int(avg_start), int(state.step_index), int(state.avg_count), params, lambdas, hist, avg,

@@ -178,7 +178,10 @@ def test_privacy_spent_equals_rdp_and_is_not_below_pld():
     sigma_eff = 1.0 / math.sqrt(sg**-2 + sh**-2)
     assert est.effective_noise_multiplier_ == pytest.approx(sigma_eff, rel=1e-12)
     step = dpa.PoissonSampledDpEvent(est.sample_rate_, dpa.GaussianDpEvent(sigma_eff))
-    event = dpa.ComposedDpEvent([dpa.GaussianDpEvent(RECORD_COUNT_NOISE), dpa.SelfComposedDpEvent(step, est.n_steps_)])
+    assert est.center_noise_multiplier_ > 0  # the default releases a private centre: charged as one more Gaussian
+    event = dpa.ComposedDpEvent([dpa.GaussianDpEvent(RECORD_COUNT_NOISE),
+                                 dpa.GaussianDpEvent(est.center_noise_multiplier_),
+                                 dpa.SelfComposedDpEvent(step, est.n_steps_)])
     eps, delta = est.privacy_spent_
     rdp = dpa.rdp.RdpAccountant(list(accountants.DEFAULT_RDP_ORDERS)).compose(event).get_epsilon(delta)
     pld = dpa.pld.PLDAccountant(value_discretization_interval=1e-3).compose(event).get_epsilon(delta)

@@ -16,7 +16,9 @@ Neighbouring relation of the family: add/remove one record, Poisson sampling (mo
 (c) Canary (membership) audit (DPSGD, DPSGD-F, Naïve): many tiny models trained with and without canaries; the
     statistic is the canary's own weight (its score without the shared bias); ε_lb from ``_audit.audit``. FairDP
     is covered by (a) and (b) only: its last step spreads a batch over N ensemble members, so one canary moves one
-    unknown member and a score-based test has little power at any affordable number of models.
+    unknown member and a score-based test has little power at any affordable number of models. The canary models
+    run with ``center=False``: the statistic measures the training steps, and the centre release (one Gaussian
+    mechanism, charged in (b)) is checked in tests/test_centering.py (sensitivity by brute force, noise scale).
 Negative controls: a kernel that injects √2 less noise than the estimator asks for (realised-noise check and canary
 audit must fail) and wrong accountants (σ·√2 or a forgotten count release; the accountant check must fail).
 """
@@ -198,17 +200,19 @@ def _dp_accounting_events(est):
     dpa = pytest.importorskip("dp_accounting")
     if isinstance(est, FairDPClassifier):
         step = dpa.PoissonSampledDpEvent(float(np.max(est.sample_rates_)), dpa.GaussianDpEvent(est.noise_multiplier_))
-        events = [dpa.SelfComposedDpEvent(step, est.n_steps_)]
-        if est.count_noise_multiplier_ is not None:
-            events.append(dpa.GaussianDpEvent(est.count_noise_multiplier_))
-        return dpa.ComposedDpEvent(events)
+        events = [dpa.GaussianDpEvent(s) for s in (est.count_noise_multiplier_, est.center_noise_multiplier_)
+                  if s is not None]
+        return dpa.ComposedDpEvent(events + [dpa.SelfComposedDpEvent(step, est.n_steps_)])
     sigma = est.noise_multiplier_
     sigma_c = getattr(est, "count_noise_multiplier_", 0.0)
     sigma_eff = sigma if not sigma_c else 1.0 / math.sqrt(sigma**-2 + sigma_c**-2)  # composed Gaussians (GDP)
     assert est.effective_noise_multiplier_ == pytest.approx(sigma_eff, rel=1e-12)
     step = dpa.PoissonSampledDpEvent(est.sample_rate_, dpa.GaussianDpEvent(sigma_eff))
-    # the record-count release ñ = n + N(0, σ_n²) that q and T are derived from, then the T steps
+    # the record-count release ñ = n + N(0, σ_n²) that q and T are derived from, the centre release (sensitivity
+    # C_μ, noise σ_μ·C_μ: tests/test_centering.py), then the T steps
+    assert est.center_noise_multiplier_ > 0  # the default centres
     return dpa.ComposedDpEvent([dpa.GaussianDpEvent(dpsgd_module.RECORD_COUNT_NOISE),
+                                dpa.GaussianDpEvent(est.center_noise_multiplier_),
                                 dpa.SelfComposedDpEvent(step, est.n_steps_)])
 
 
@@ -258,7 +262,7 @@ def wrong_accountant(name):
     real = module.dpsgd_privacy_spent
     if name == "FairDPClassifier":
         def broken(q, sigma, steps, delta, counts=(), **kw):
-            return real(q, sigma, steps, delta, (), **kw)
+            return real(q, sigma, steps, delta, counts[1:], **kw)  # the count release forgotten
     else:
         def broken(q, sigma, steps, delta, counts=(), **kw):
             return real(q, sigma * SQRT2, steps, delta, counts, **kw)
@@ -315,13 +319,13 @@ def canary_samples(make, n_models=CANARY_MODELS, noise_factor=1.0, seed=5):
 CANARY_ESTIMATORS = {
     "DPSGDClassifier": lambda: DPSGDClassifier(noise_multiplier=CANARY_SIGMA, sample_rate=1.0, epochs=1,
                                                learning_rate=1.0, clip_norm=1.0, delta=CANARY_DELTA,
-                                               accountant_method="rdp"),
+                                               accountant_method="rdp", center=False),
     "DPSGDFClassifier": lambda: DPSGDFClassifier(noise_multiplier=CANARY_SIGMA, count_noise_multiplier=10.0,
                                                  sample_rate=1.0, epochs=1, learning_rate=1.0, clip_norm=0.4,
-                                                 delta=CANARY_DELTA, accountant_method="rdp"),
+                                                 delta=CANARY_DELTA, accountant_method="rdp", center=False),
     "NaiveReweightedDPSGDClassifier": lambda: NaiveReweightedDPSGDClassifier(
         noise_multiplier=CANARY_SIGMA, count_noise_multiplier=10.0, sample_rate=1.0, epochs=1, learning_rate=1.0,
-        clip_norm=1.0, delta=CANARY_DELTA, accountant_method="rdp"),
+        clip_norm=1.0, delta=CANARY_DELTA, accountant_method="rdp", center=False),
 }
 
 

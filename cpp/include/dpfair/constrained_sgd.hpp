@@ -20,6 +20,9 @@ struct ConstrainedSgdConfig {
   double temperature = 1.0;            // τ > 0 of the surrogate rate σ(z/τ)
   double ema = 1.0;                    // β in (0, 1]: weight of the newest noisy histogram
   double count_floor = 1.0;            // > 0: noisy counts are read as max(count, floor) (post-processing)
+  // (d,) a fixed point μ the steps train around, or nullptr: every x_i reads as x_i − μ (scores wᵀ(x_i − μ) + bias,
+  // gradients a_i·[x_i − μ, 1]). Not owned.
+  const double* center = nullptr;
 };
 
 // Runs n_steps steps on params = [w (d), bias]. Histogram cells (K groups, E events, 2 predictions): record i

@@ -56,6 +56,8 @@ struct MatrixView {
 // only when σ = 0); group_weights (K,) finite >= 0 (rule fixed only; nullptr = all 1); batch t = batch_rows[
 // batch_offsets[t] .. batch_offsets[t+1]) (rows may repeat); learning_rates (n_steps,); grad_noise (n_steps, d+1)
 // and count_noise (n_steps, 2K for dpsgdf, K for naive; unused for fixed) standard normals (nullptr in secure mode).
+// center (d,): a fixed point μ the loop trains around (nullptr: none): every x_i reads as x_i − μ, i.e.
+// g_i = (σ(wᵀ(x_i − μ) + bias) − y_i)·[x_i − μ, 1]. The dense loop takes it on rows with unit column stride only.
 struct SgdSteps {
   const double* y = nullptr;
   const std::int64_t* groups = nullptr;
@@ -68,10 +70,12 @@ struct SgdSteps {
   const double* learning_rates = nullptr;
   const double* grad_noise = nullptr;
   const double* count_noise = nullptr;
+  const double* center = nullptr;
 };
 
 // Runs the n_steps steps of `steps`:
 //   S = Σ_{i in batch t} a_{k(i)} · g_i · min(1, C_{k(i)}/‖g_i‖),   g_i = (σ(x_iᵀw + bias) − y_i)·[x_i, 1]
+//   (x_i − μ in place of x_i with a center μ: S's first d entries are then Σ c_i x_i − (Σ c_i)·μ)
 //   params -= lr[t] · ( (S + std_t · grad_noise[t]) / b + l2·[w, 0] )
 // on params = [w (d), bias] in place. step_bounds (n_steps, K) receives s_k = a_k·C_k of every step.
 // Single-threaded (steps are sequential, batches small). Rows with unit column stride take a fused vectorized

@@ -53,6 +53,33 @@ inline void check_inputs(const SgdConfig& config, std::ptrdiff_t n_groups, const
   }
 }
 
+inline void check_center(const double* center, std::ptrdiff_t d) {
+  if (center == nullptr) return;
+  for (std::ptrdiff_t j = 0; j < d; ++j) require(std::isfinite(center[j]), "center must be finite");
+}
+
+// With a center μ (SgdSteps::center; nullptr: none): μᵀw, the offset of every score wᵀ(x_i − μ) = wᵀx_i − μᵀw.
+inline double center_dot(const double* center, const double* w, std::ptrdiff_t d) {
+  double s = 0.0;
+  if (center != nullptr) {
+    for (std::ptrdiff_t j = 0; j < d; ++j) s += center[j] * w[j];
+  }
+  return s;
+}
+
+// ‖x − μ‖² from ‖x‖², xᵀμ and ‖μ‖² (for rows read by their non-zeros only; >= 0 despite rounding).
+inline double centered_square(double xx, double x_mu, double mu_mu) {
+  return std::max(0.0, xx - 2.0 * x_mu + mu_mu);
+}
+
+// With a center μ the sum of the clipped c_i·[x_i, 1] becomes Σ c_i·[x_i − μ, 1]: subtract (Σ c_i)·μ, Σ c_i being
+// the sum's last (bias) entry. O(d) per step.
+inline void subtract_center(const double* center, std::ptrdiff_t d, std::vector<double>& total) {
+  if (center == nullptr) return;
+  const double c = total[static_cast<std::size_t>(d)];
+  for (std::ptrdiff_t j = 0; j < d; ++j) total[static_cast<std::size_t>(j)] -= c * center[j];
+}
+
 // FairDP Alg. 1 line 4: w := w·min(1, M/‖w‖) (the bias is not part of w here).
 inline void clip_weights(double* w, std::ptrdiff_t d, double bound) {
   double sq = 0.0;

@@ -49,8 +49,9 @@ def _sample(ds, setting, rng):
 def _model(name, seed):
     from ..models.dpsgd import DPSGDClassifier, DPSGDFClassifier, NaiveReweightedDPSGDClassifier
 
-    # learning_rate=None: the thesis' 1/√T
-    kw = dict(batch_size=BATCH, epochs=EPOCHS, l2=L2, delta=DELTA, learning_rate=None, random_state=seed)
+    # learning_rate=None: the thesis' 1/√T; center=False: the thesis' uncentered DP-SGD
+    kw = dict(batch_size=BATCH, epochs=EPOCHS, l2=L2, delta=DELTA, learning_rate=None, random_state=seed,
+              center=False)
     if name == "SGD":
         return DPSGDClassifier(noise_multiplier=0.0, clip_norm=np.inf, **kw)
     if name == "DPSGD":

@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import kernels
 from .._validation import NON_NEGATIVE, POSITIVE, Interval, StrOptions
+from ._centering import uncentered
 from .dpsgd import (
     ACCOUNTANT_METHODS,
     DEFAULT_ACCOUNTANT_METHOD,
@@ -94,6 +95,11 @@ class ConstrainedDPSGDClassifier(_DPSGDBase):
     accountant_method : {"pld", "rdp"}, default "pld"
         The accountant that converts the composed events to ε (and calibrates σ_eff): the privacy-loss
         distribution (tighter, the default) or Rényi DP. ``privacy_spent_.method`` names it.
+    center : bool, default True
+        Train on x − μ̃ (scores, histogram and gradients alike), μ̃ a private estimate of the feature mean (one
+        Gaussian release of the clipped row sum with about 5 % of the budget, charged to ``privacy_spent_``;
+        :mod:`dpfair_native.models._centering`); the fitted ``coef_``/``intercept_`` score x itself. False: the
+        uncentered loop (the frontier's rows use it, see ``experiments/frontier.py``).
     random_state : None, int or numpy.random.Generator, default None
         Source of the sampling and the noise. None draws from OS entropy; a known seed voids the guarantee
         (research runs only).
@@ -128,6 +134,10 @@ class ConstrainedDPSGDClassifier(_DPSGDBase):
         η used.
     n_samples_estimate_ : float
         ñ, the noisy record count (n itself without noise).
+    center_ : ndarray of shape (n_features,) or None
+        μ̃, the released centre (the exact mean in a non-private fit); None with ``center=False``.
+    center_noise_multiplier_ : float or None
+        σ_μ of the centre release (None: no release charged).
     multipliers_ : ndarray of shape (2, n_groups, n_events)
         Final ν⁺ (index 0) and ν⁻ (index 1); post-processing of the releases.
     noisy_rates_ : ndarray of shape (n_groups, n_events)
@@ -236,6 +246,7 @@ class ConstrainedDPSGDClassifier(_DPSGDBase):
         backend: str = "native",
         random_state=None,
         accountant_method: str = DEFAULT_ACCOUNTANT_METHOD,
+        center: bool = True,
     ):
         self.constraint = constraint
         self.bound = bound
@@ -257,6 +268,7 @@ class ConstrainedDPSGDClassifier(_DPSGDBase):
         self.backend = backend
         self.random_state = random_state
         self.accountant_method = accountant_method
+        self.center = center
 
     def _noise_multipliers(self, q, steps, record_count_noise):
         """(σ_g, σ_h) of one step; see the class Notes for the split."""
@@ -284,6 +296,8 @@ class ConstrainedDPSGDClassifier(_DPSGDBase):
         else:
             record_count_noise, n_estimate = (), float(n)
         q, steps = self._sampling(n_estimate)
+        center, record_count_noise, center_sigma = self._release_center(X, n_estimate, q, steps, record_count_noise,
+                                                                        None, rng)
         steps_per_epoch = steps // epochs
         sigma_g, sigma_h = self._noise_multipliers(q, steps, record_count_noise)
         if sigma_g > 0 and not np.isfinite(clip):
@@ -309,7 +323,7 @@ class ConstrainedDPSGDClassifier(_DPSGDBase):
                 X, y, groups, events, active, rows, offsets, rates, grad_noise, hist_noise, state,
                 noise_multiplier=sigma_g, hist_noise_multiplier=sigma_h, clip=clip, expected_batch_size=b, l2=l2,
                 dual_learning_rate=dual_lr, bound=bound, temperature=tau, ema=ema, avg_start=avg_start,
-                backend=self.backend,
+                backend=self.backend, center=center,
             )
         params = state.avg
         if not np.all(np.isfinite(params)):
@@ -320,9 +334,12 @@ class ConstrainedDPSGDClassifier(_DPSGDBase):
                                     method=self.accountant_method)
         h = state.hist / (1.0 - (1.0 - ema) ** state.step_index)
         n_cell = np.maximum(1.0, h.sum(axis=2))
+        coef, intercept = uncentered(params[:d].copy(), params[d], center)
         return {
-            "coef_": params[:d].copy(),
-            "intercept_": float(params[d]),
+            "coef_": coef,
+            "intercept_": intercept,
+            "center_": center,
+            "center_noise_multiplier_": center_sigma,
             "privacy_spent_": spent,
             "noise_multiplier_": sigma_g,
             "hist_noise_multiplier_": sigma_h,

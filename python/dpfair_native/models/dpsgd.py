@@ -67,6 +67,7 @@ from ..accountants import (
 )
 from ..accountants.calibration import search_noise_multiplier
 from ._base import DPClassifierBase
+from ._centering import center_bound, center_noise_multiplier, release_center, uncentered
 
 __all__ = [
     "poisson_batches",
@@ -301,6 +302,7 @@ class _DPSGDBase(DPClassifierBase):
         "l2": [NON_NEGATIVE],
         "backend": [BACKEND],
         "random_state": ["random_state"],
+        "center": ["boolean"],
     }
     _own_parameters = {
         "n_threads": [POSITIVE_INT, None],
@@ -337,6 +339,23 @@ class _DPSGDBase(DPClassifierBase):
         return 1.0 / math.sqrt(1.0 / sigma_count**2 + 1.0 / sigma**2)
 
     # -- fit -----------------------------------------------------------------------------------------------
+    def _release_center(self, X, n_estimate: float, q: float, steps: int, record_count_noise: Tuple[float, ...],
+                        keys, rng) -> Tuple[Optional[np.ndarray], Tuple[float, ...], Optional[float]]:
+        """(μ̃ or None, the pre-training releases' noise multipliers including the centre's, σ_μ or None).
+
+        ``center=True``: the private feature mean of :mod:`dpfair_native.models._centering` (the exact mean in a
+        non-private run, charged nothing); the loop then trains on x − μ̃ and the model is re-expressed in x.
+        """
+        if not self.center:
+            return None, record_count_noise, None
+        if not self._private():
+            return release_center(X, n_estimate, 0.0, 1.0, rng), record_count_noise, None
+        sigma_mu = center_noise_multiplier(self.target_epsilon, float(self.delta), float(self.noise_multiplier), q,
+                                           steps)
+        bound = center_bound(X.shape[1], getattr(self, "_input_domain", None))
+        center = release_center(X, n_estimate, sigma_mu, bound, rng, keys)
+        return center, record_count_noise + (sigma_mu,), sigma_mu
+
     def _sampling(self, n_estimate: float) -> Tuple[float, int]:
         """(q, T) from public parameters and the (noisy or, in a non-private run, exact) record count."""
         if self.sample_rate is not None:
@@ -364,6 +383,8 @@ class _DPSGDBase(DPClassifierBase):
         keys = _secure_keys(self)
         record_count_noise, n_estimate = self._record_count(n, keys, rng)
         q, steps = self._sampling(n_estimate)
+        center, record_count_noise, center_sigma = self._release_center(X, n_estimate, q, steps, record_count_noise,
+                                                                        keys, rng)
         steps_per_epoch = steps // epochs
         sigma, sigma_count = self._noise_multipliers(q, steps, record_count_noise, keys is not None)
         if sigma > 0 and not np.isfinite(clip):
@@ -399,6 +420,7 @@ class _DPSGDBase(DPClassifierBase):
                 groups=codes, clip=np.full(n_groups, clip), rule=self._rule, count_noise=count_noise,
                 noise_multiplier=sigma, count_noise_multiplier=sigma_count, expected_batch_size=b, l2=l2,
                 backend=self.backend, secure_key=None if keys is None else keys.next(), packed=packed,
+                center=center,
             )
             bounds.append(step_bounds)
         if not np.all(np.isfinite(params)):
@@ -407,9 +429,12 @@ class _DPSGDBase(DPClassifierBase):
         sigma_eff = self._effective_sigma(sigma, sigma_count) if sigma > 0 else 0.0
         spent = dpsgd_privacy_spent(q, sigma_eff, steps, delta, record_count_noise, secure=keys is not None,
                                     method=self.accountant_method)
+        coef, intercept = uncentered(params[:d].copy(), params[d], center)
         fitted = {
-            "coef_": params[:d].copy(),
-            "intercept_": float(params[d]),
+            "coef_": coef,
+            "intercept_": intercept,
+            "center_": center,
+            "center_noise_multiplier_": center_sigma,
             "privacy_spent_": spent,
             "noise_multiplier_": sigma,
             "effective_noise_multiplier_": sigma_eff,
@@ -454,6 +479,10 @@ class DPSGDClassifier(_DPSGDBase):
         Exact discrete Gaussian noise drawn in the native loop (module docstring); accounted by RDP.
     accountant_method : {"pld", "rdp"}, default "pld"
         The accountant of ``privacy_spent_`` and of the ``target_epsilon`` calibration (PLD is the tighter one).
+    center : bool, default True
+        Train on x − μ̃, μ̃ a private estimate of the feature mean (one Gaussian release of the clipped row sum
+        with about 5 % of the budget, charged to ``privacy_spent_``; :mod:`dpfair_native.models._centering`); the
+        fitted ``coef_``/``intercept_`` score x itself. False: the papers' uncentered DP-SGD.
 
     Attributes
     ----------
@@ -472,14 +501,19 @@ class DPSGDClassifier(_DPSGDBase):
     learning_rate_ : float
     n_samples_estimate_ : float
         ñ, the noisy record count (exact n in a non-private run).
+    center_ : ndarray of shape (n_features,) or None
+        μ̃, the released centre (the exact mean in a non-private fit); None with ``center=False``.
+    center_noise_multiplier_ : float or None
+        σ_μ of the centre release (None: no release charged).
 
     Notes
     -----
     Step t: sample each record with probability q (``sample_rate``, or q = min(1, ``batch_size``/ñ) with ñ the
     noisy record count of the module docstring); clip every per-example gradient to L2 norm C = ``clip_norm``; add
     N(0, σ²C²·I) to the sum; divide by the expected batch size q·ñ; add l2·w; step with ``learning_rate``.
-    Privacy: add/remove-one neighbours; the record-count release and T Poisson-subsampled Gaussian steps, composed
-    as one typed event and converted to ε at ``delta`` by the ``accountant_method`` accountant.
+    Privacy: add/remove-one neighbours; the record-count release, the centre release (``center=True``) and T
+    Poisson-subsampled Gaussian steps, composed as one typed event and converted to ε at ``delta`` by the
+    ``accountant_method`` accountant.
     ``sensitive_features`` are accepted and unused.
     """
 
@@ -502,6 +536,7 @@ class DPSGDClassifier(_DPSGDBase):
         n_threads: Optional[int] = None,
         secure: bool = False,
         accountant_method: str = DEFAULT_ACCOUNTANT_METHOD,
+        center: bool = True,
     ):
         self.noise_multiplier = noise_multiplier
         self.target_epsilon = target_epsilon
@@ -517,6 +552,7 @@ class DPSGDClassifier(_DPSGDBase):
         self.n_threads = n_threads
         self.secure = secure
         self.accountant_method = accountant_method
+        self.center = center
 
     def _noise_multipliers(self, q, steps, record_count_noise, secure=False):
         if self.target_epsilon is not None:
@@ -555,6 +591,7 @@ class _GroupAwareDPSGD(_DPSGDBase):
         n_threads: Optional[int] = None,
         secure: bool = False,
         accountant_method: str = DEFAULT_ACCOUNTANT_METHOD,
+        center: bool = True,
     ):
         self.noise_multiplier = noise_multiplier
         self.count_noise_multiplier = count_noise_multiplier
@@ -572,6 +609,7 @@ class _GroupAwareDPSGD(_DPSGDBase):
         self.n_threads = n_threads
         self.secure = secure
         self.accountant_method = accountant_method
+        self.center = center
 
     def _noise_multipliers(self, q, steps, record_count_noise, secure=False):
         sigma1 = None if self.count_noise_multiplier is None else float(self.count_noise_multiplier)
@@ -597,7 +635,7 @@ class _GroupAwareDPSGD(_DPSGDBase):
 _GROUP_AWARE_SECTIONS = """    Parameters
     ----------
     noise_multiplier, target_epsilon, delta, clip_norm, batch_size, sample_rate, epochs, learning_rate, l2, backend, \
-random_state, n_threads, secure, accountant_method
+random_state, n_threads, secure, accountant_method, center
         As :class:`DPSGDClassifier` (``noise_multiplier`` is σ₂ of the gradient release; with ``target_epsilon``
         the calibrated σ is the effective σ_eff of the joint step).
     count_noise_multiplier : float > 0 or None, default None
@@ -608,7 +646,7 @@ random_state, n_threads, secure, accountant_method
     Attributes
     ----------
     coef_, intercept_, classes_, n_features_in_, feature_names_in_, privacy_spent_, noise_multiplier_, \
-sample_rate_, n_steps_, learning_rate_, n_samples_estimate_
+sample_rate_, n_steps_, learning_rate_, n_samples_estimate_, center_, center_noise_multiplier_
         As :class:`DPSGDClassifier`.
     effective_noise_multiplier_ : float
         σ_eff = (σ₁⁻² + σ₂⁻²)^(-1/2), the noise multiplier the accountant charges per step.

@@ -131,7 +131,8 @@ def private_base_model(X, y01, groups, group_labels, epsilon: float, delta: floa
     from .constrained import ConstrainedDPSGDClassifier
     from .dpsgd import RECORD_COUNT_NOISE, dpsgd_release
 
-    base = ConstrainedDPSGDClassifier(constraint="equal_opportunity", backend=backend)
+    # center=False: the replace-one event below covers the record count and the steps, not a centre release
+    base = ConstrainedDPSGDClassifier(constraint="equal_opportunity", backend=backend, center=False)
     q = min(1.0, int(base.batch_size) / X.shape[0])
     steps = int(base.epochs) * max(1, int(round(1.0 / q)))
 

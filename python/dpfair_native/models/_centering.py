@@ -1,0 +1,110 @@
+"""Private feature centering for the DP-SGD family: one Gaussian release of the clipped feature sum.
+
+DP-SGD on features far from the origin (e.g. in [0, 1]^d) spends most of its steps moving the bias against the
+weights: every per-example gradient shares the mean direction, and the clipping norm ‖[x_i, 1]‖ is dominated by
+it. Training on x_i − μ̃ instead, with μ̃ a private estimate of the feature mean, removes both. Measured at d = 500,
+n = 20,000, ε = 1 (tests/test_defaults.py's generator): DPSGDClassifier 0.88 → 0.92, ConstrainedDPSGDClassifier
+0.801 → 0.831, FairDPClassifier 0.824 → 0.863.
+
+The release (add/remove neighbours): S = Σ_i x_i·min(1, C_μ/‖x_i‖₂) has L2 sensitivity C_μ; S̃ = S + σ_μ·C_μ·Z
+with Z ~ N(0, I_d) is the Gaussian mechanism with noise multiplier σ_μ, and μ̃ = S̃/ñ is post-processing of S̃ and
+the already released record count ñ. Its privacy loss is that of one Gaussian event with multiplier σ_μ, composed
+with the record count's and the training's (the estimators pass σ_μ to the accountant among the pre-training
+releases, and a ``target_epsilon`` calibration includes it). Under replace-one neighbours the sensitivity is 2C_μ:
+callers using that relation pass ``sensitivity_factor=2``.
+
+Secure mode releases S on the grid γ = C_μ/2^10 with exact discrete Gaussian noise: rint(S/γ) moves by at most
+C_μ/γ + √d in L2 between neighbours (each coordinate's rounding by < 1), so N_Z(0, σ_Z²) noise with
+σ_Z >= σ_μ·(C_μ/γ + √d) is a discrete Gaussian mechanism with multiplier >= σ_μ (Canonne, Kamath, Steinke 2020).
+
+C_μ is public: the declared domain's bound on ‖x‖₂ when the input carries one (``FeatureDomain.max_l2``), else
+√d, the norm of the far corner of the unit box — the scale the library's encoders produce. Rows beyond it are
+shrunk (a biased but valid estimate; any public μ̃ gives a correct model, only a worse-centred one).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Optional, Tuple
+
+import numpy as np
+
+from .. import kernels
+
+#: The share of the zCDP budget that (target ε, δ) allows which the centre release takes.
+CENTER_BUDGET_SHARE = 0.05
+_GRID_BITS = 10
+
+
+def center_noise_multiplier(target_epsilon: Optional[float], delta: float, noise_multiplier: float,
+                            sample_rate: float, steps: int) -> float:
+    """σ_μ of the centre release: about ``CENTER_BUDGET_SHARE`` of the fit's privacy budget in zCDP terms.
+
+    With a target ε: (ε, δ) allows ρ = (√(ε + L) − √L)², L = log(1/δ) (the inverse of ρ-zCDP ⇒
+    (ρ + 2√(ρL), δ)-DP), and 1/(2σ_μ²) = share·ρ. With a given noise multiplier σ: the T Poisson-subsampled steps
+    cost about ρ ≈ 2Tq²/σ² (small q), so σ_μ = σ/(2q·√(share·T)). Only a choice of σ_μ: the accountant charges
+    whatever it is.
+    """
+    share = CENTER_BUDGET_SHARE
+    if target_epsilon is not None:
+        L = math.log(1.0 / delta)
+        rho = (math.sqrt(float(target_epsilon) + L) - math.sqrt(L)) ** 2
+        return 1.0 / math.sqrt(2.0 * share * rho)
+    return float(noise_multiplier) / (2.0 * sample_rate * math.sqrt(share * steps))
+
+
+def center_bound(d: int, domain=None) -> float:
+    """C_μ: the declared domain's ‖x‖₂ bound, else √d (see the module docstring)."""
+    if domain is not None:
+        bound = float(domain.max_l2())
+        if np.isfinite(bound) and bound > 0:
+            return bound
+    return math.sqrt(max(d, 1))
+
+
+def _row_norms(X) -> np.ndarray:
+    if kernels.is_sparse(X):
+        X = X.tocsr()
+        return np.sqrt(np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel())
+    return np.sqrt(np.einsum("ij,ij->i", X, X, dtype=np.float64))
+
+
+def _weighted_row_sum(X, weights) -> np.ndarray:
+    """Σ_i weights_i·x_i as a dense (d,) float64 vector."""
+    if kernels.is_sparse(X):
+        return np.asarray(X.T @ weights, dtype=np.float64).ravel()
+    return np.asarray(weights @ X, dtype=np.float64)
+
+
+def release_center(X, n_estimate: float, sigma: float, bound: float, rng, keys=None, *,
+                   sensitivity_factor: float = 1.0) -> np.ndarray:
+    """μ̃ = (Σ_i clip(x_i, C_μ) + noise)/ñ; σ = 0: the exact mean (a non-private fit). See the module docstring.
+
+    ``keys``: secure mode's key source (exact discrete Gaussian on the grid C_μ/2^10); ``sensitivity_factor``: 2
+    for replace-one neighbours.
+    """
+    n, d = X.shape
+    if sigma == 0.0:
+        return _weighted_row_sum(X, np.full(n, 1.0 / max(n, 1)))
+    norms = _row_norms(X)
+    with np.errstate(divide="ignore"):
+        scale = np.where(norms > bound, bound / np.where(norms > 0, norms, 1.0), 1.0)
+    total = _weighted_row_sum(X, scale)
+    sens = sensitivity_factor * bound
+    if keys is None:
+        noisy = total + sigma * sens * rng.standard_normal(d)
+    else:
+        gamma = bound * 2.0**-_GRID_BITS
+        grid_sens = sens / gamma + math.sqrt(d)
+        sigma2 = math.ceil((sigma * grid_sens) ** 2)
+        z = kernels.discrete_gaussian_noise(d, sigma2, random_state=keys.next(),
+                                            backend="native" if kernels.native_available() else "numpy")
+        noisy = gamma * (np.rint(total / gamma) + z.astype(np.float64))
+    return noisy / max(1.0, float(n_estimate))
+
+
+def uncentered(coef: np.ndarray, intercept: float, center: Optional[np.ndarray]) -> Tuple[np.ndarray, float]:
+    """The model wᵀ(x − μ) + b written as wᵀx + (b − wᵀμ)."""
+    if center is None:
+        return coef, float(intercept)
+    return coef, float(intercept - coef @ center)

@@ -1,0 +1,195 @@
+"""Private feature centering of the DP-SGD family (models/_centering.py and the loops' ``center`` argument)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from dpfair_native import kernels
+from dpfair_native.models import (
+    ConstrainedDPSGDClassifier,
+    DPSGDClassifier,
+    DPSGDFClassifier,
+    FairDPClassifier,
+    NaiveReweightedDPSGDClassifier,
+)
+from dpfair_native.models._centering import center_noise_multiplier, release_center
+from dpfair_native.models.dpsgd import RECORD_COUNT_NOISE, dpsgd_privacy_spent
+
+sp = pytest.importorskip("scipy.sparse")
+
+
+def _problem(n=300, d=6, T=25, b=16, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(size=(n, d))
+    X[X < 0.45] = 0.0
+    y = (rng.uniform(size=n) < 0.4).astype(np.float64)
+    g = rng.integers(0, 2, n)
+    mu = 0.6 * rng.uniform(size=d)
+    rows = rng.integers(0, n, T * b)
+    offsets = np.arange(0, T * b + 1, b)
+    return X, y, g, mu, rows, offsets, np.full(T, 0.7), rng.standard_normal((T, d + 1)), rng
+
+
+@pytest.mark.parametrize("rule", ["fixed", "dpsgdf", "naive"])
+@pytest.mark.parametrize("layout", ["dense", "fortran", "csr"])
+@pytest.mark.parametrize("backend", ["native", "numpy"])
+def test_dpsgd_loop_with_a_center_equals_the_loop_on_shifted_rows(rule, layout, backend):
+    X, y, g, mu, rows, offsets, lr, noise, rng = _problem()
+    T = lr.shape[0]
+    width = {"fixed": 0, "dpsgdf": 4, "naive": 2}[rule]
+    kw = dict(groups=g, clip=np.array([0.6, 1.1]), rule=rule, noise_multiplier=0.9, count_noise_multiplier=2.0,
+              expected_batch_size=16.0, count_noise=rng.standard_normal((T, width)) if width else None)
+    ref, ref_bounds = kernels.dpsgd_epochs(X - mu, y, np.zeros(7), rows, offsets, lr, noise, backend="numpy", **kw)
+    Xl = {"dense": X, "fortran": np.asfortranarray(X), "csr": sp.csr_matrix(X)}[layout]
+    out, bounds = kernels.dpsgd_epochs(Xl, y, np.zeros(7), rows, offsets, lr, noise, backend=backend, center=mu,
+                                       **kw)
+    np.testing.assert_allclose(out, ref, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(bounds, ref_bounds, rtol=0, atol=1e-12)
+    # the center is not a no-op
+    plain, _ = kernels.dpsgd_epochs(Xl, y, np.zeros(7), rows, offsets, lr, noise, backend=backend, **kw)
+    assert np.abs(plain - out).max() > 1e-3
+
+
+@pytest.mark.parametrize("backend", ["native", "numpy"])
+def test_secure_loop_with_a_center_equals_the_loop_on_shifted_rows(backend):
+    X, y, g, mu, rows, offsets, lr, _, _ = _problem()
+    kw = dict(groups=g, clip=np.array([0.6, 1.1]), noise_multiplier=0.9, expected_batch_size=16.0,
+              secure_key=bytes(range(32)))
+    ref, _ = kernels.dpsgd_epochs(X - mu, y, np.zeros(7), rows, offsets, lr, None, backend="native", **kw)
+    out, _ = kernels.dpsgd_epochs(X, y, np.zeros(7), rows, offsets, lr, None, backend=backend, center=mu, **kw)
+    np.testing.assert_allclose(out, ref, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("layout", ["dense", "csr"])
+@pytest.mark.parametrize("backend", ["native", "numpy"])
+def test_constrained_loop_with_a_center_equals_the_loop_on_shifted_rows(layout, backend):
+    X, y, g, mu, rows, offsets, lr, noise, rng = _problem()
+    T, n, d = lr.shape[0], X.shape[0], X.shape[1]
+    args = (g, y.astype(np.int64), np.array([0, 1]), rows, offsets, lr, noise, rng.standard_normal((T, 8)),
+            kernels.constrained_sgd_state(d, 2, 2))
+    kw = dict(noise_multiplier=0.9, hist_noise_multiplier=2.0, expected_batch_size=16.0, dual_learning_rate=2.0)
+    ref = kernels.constrained_sgd_epochs(X - mu, y, *args, backend="numpy", **kw)
+    Xl = X if layout == "dense" else sp.csr_matrix(X)
+    out = kernels.constrained_sgd_epochs(Xl, y, *args, backend=backend, center=mu, **kw)
+    for a, b in ((out.params, ref.params), (out.avg, ref.avg), (out.lambdas, ref.lambdas), (out.hist, ref.hist)):
+        np.testing.assert_allclose(a, b, rtol=0, atol=1e-12)
+    assert n == X.shape[0]
+
+
+@pytest.mark.parametrize("bad", [np.zeros(5), np.array([0, 0, 0, np.nan, 0, 0])])
+def test_a_bad_center_is_refused(bad):
+    X, y, g, _, rows, offsets, lr, noise, _ = _problem()
+    with pytest.raises(ValueError, match="center"):
+        kernels.dpsgd_epochs(X, y, np.zeros(7), rows, offsets, lr, noise, expected_batch_size=16.0, center=bad)
+    with pytest.raises(ValueError, match="center"):
+        kernels.constrained_sgd_epochs(X, y, g, np.zeros(300, np.int64), np.array([1]), rows, offsets, lr, noise,
+                                       np.zeros((25, 4)), kernels.constrained_sgd_state(6, 2, 1),
+                                       expected_batch_size=16.0, center=bad)
+
+
+def test_the_clipped_sum_moves_by_at_most_the_bound_between_neighbours():
+    """Brute force over remove-one neighbours: the sensitivity the noise is scaled to."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(scale=2.0, size=(60, 4))
+    X[::7] *= 50  # rows far beyond the bound are shrunk to it
+    bound = 3.0
+    full = release_center(X, 1.0, 1e-300, bound, rng) * 1.0  # σ ≈ 0: the clipped sum itself (ñ = 1)
+    for i in range(X.shape[0]):
+        other = release_center(np.delete(X, i, axis=0), 1.0, 1e-300, bound, rng)
+        assert np.linalg.norm(full - other) <= bound * (1 + 1e-12)
+
+
+def test_the_grid_release_moves_by_at_most_its_stated_integer_sensitivity():
+    """Secure mode rounds S to the grid γ = C/2^10: ‖rint(S/γ) − rint(S'/γ)‖ <= C/γ + √d for neighbours."""
+    rng = np.random.default_rng(2)
+    bound, d = 2.0, 5
+    gamma = bound * 2.0**-10
+    for _ in range(200):
+        rows = rng.uniform(-1, 1, size=(30, d)) * rng.uniform(0, 2)
+        norms = np.linalg.norm(rows, axis=1, keepdims=True)
+        clipped = rows * np.minimum(1.0, bound / norms)
+        S, S_minus = clipped.sum(axis=0), clipped[1:].sum(axis=0)
+        moved = np.linalg.norm(np.rint(S / gamma) - np.rint(S_minus / gamma))
+        assert moved <= bound / gamma + math.sqrt(d)
+
+
+def test_the_release_noise_has_the_stated_scale():
+    rng = np.random.default_rng(3)
+    X = np.full((10, 3), 0.1)
+    draws = np.array([release_center(X, 10.0, 4.0, 2.0, rng) for _ in range(4000)])
+    np.testing.assert_allclose(draws.mean(axis=0), 0.1, atol=0.03)
+    np.testing.assert_allclose(draws.std(axis=0), 4.0 * 2.0 / 10.0, rtol=0.05)
+
+
+def test_center_noise_takes_the_stated_share_of_the_budget():
+    # (ε, δ) = (1, 1e-5) allows ρ = (√(1 + L) − √L)², L = log(1e5); the centre takes 5 % of it
+    L = math.log(1e5)
+    rho = (math.sqrt(1 + L) - math.sqrt(L)) ** 2
+    sigma = center_noise_multiplier(1.0, 1e-5, 0.0, 0.01, 100)
+    assert 1 / (2 * sigma**2) == pytest.approx(0.05 * rho)
+    assert center_noise_multiplier(None, 1e-5, 1.0, 0.01, 500) == pytest.approx(1.0 / (2 * 0.01 * math.sqrt(25)))
+
+
+def _data(n=1500, d=8, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(size=(n, d))
+    s = (rng.uniform(size=n) < 0.35).astype(np.int64)
+    y = (X @ rng.normal(size=d) + s + 0.3 * rng.normal(size=n) > np.median(X @ np.ones(d) / 2)).astype(np.int64)
+    return X, y, s
+
+
+@pytest.mark.parametrize("cls", [DPSGDClassifier, DPSGDFClassifier, NaiveReweightedDPSGDClassifier,
+                                 ConstrainedDPSGDClassifier])
+def test_the_centre_release_is_charged(cls):
+    X, y, s = _data()
+    kw = dict(noise_multiplier=1.2, target_epsilon=None, batch_size=100, epochs=2, random_state=0)
+    m = cls(**kw).fit(X, y, sensitive_features=s)
+    off = cls(center=False, **kw).fit(X, y, sensitive_features=s)
+    assert m.center_noise_multiplier_ > 0 and off.center_ is None and off.center_noise_multiplier_ is None
+    assert m.privacy_spent_[0] == pytest.approx(dpsgd_privacy_spent(
+        m.sample_rate_, m.effective_noise_multiplier_, m.n_steps_, m.delta,
+        (RECORD_COUNT_NOISE, m.center_noise_multiplier_), method=m.privacy_spent_.method)[0], rel=1e-12)
+    assert off.privacy_spent_[0] < m.privacy_spent_[0] < 1.15 * off.privacy_spent_[0]
+    # a target ε covers the centre too
+    t = cls(target_epsilon=1.0, batch_size=100, epochs=2, random_state=0).fit(X, y, sensitive_features=s)
+    assert 0.97 < t.privacy_spent_[0] <= 1.0 and t.center_noise_multiplier_ > 0
+
+
+def test_fairdp_charges_the_centre_release():
+    X, y, s = _data()
+    kw = dict(noise_multiplier=1.2, sample_rate=0.05, epochs=2, random_state=0, n_models=3, center=True)
+    m = FairDPClassifier(**kw).fit(X, y, sensitive_features=s)
+    assert m.privacy_spent_[0] == pytest.approx(dpsgd_privacy_spent(
+        0.05, 1.2, m.n_steps_, m.delta, (m.count_noise_multiplier_, m.center_noise_multiplier_),
+        method=m.privacy_spent_.method)[0], rel=1e-12)
+    t = FairDPClassifier(target_epsilon=1.0, sample_rate=0.05, epochs=2, random_state=0, center=True).fit(
+        X, y, sensitive_features=s)
+    assert 0.97 < t.privacy_spent_[0] <= 1.0
+
+
+@pytest.mark.parametrize("cls", [DPSGDClassifier, ConstrainedDPSGDClassifier, FairDPClassifier])
+def test_a_non_private_centred_fit_is_the_fit_on_mean_centred_rows(cls):
+    """σ = 0: μ̃ is the exact mean, no draw is spent on it, and the model re-expressed in x scores like the model
+    trained on x − mean."""
+    X, y, s = _data()
+    kw = dict(noise_multiplier=0.0, target_epsilon=None, epochs=2, random_state=0)
+    m = cls(center=True, **kw).fit(X, y, sensitive_features=s)
+    np.testing.assert_allclose(m.center_, X.mean(axis=0), rtol=1e-12)
+    shifted = cls(center=False, **kw).fit(X - X.mean(axis=0), y, sensitive_features=s)
+    np.testing.assert_allclose(m.decision_function(X), shifted.decision_function(X - X.mean(axis=0)),
+                               rtol=1e-9, atol=1e-9)
+
+
+def test_centering_helps_on_uncentred_high_dimensional_data():
+    """The reason for the default: d = 200 features in [0, 1] at ε = 1."""
+    rng = np.random.default_rng(5)
+    n, d = 8000, 200
+    X = rng.uniform(size=(n + 4000, d))
+    z = X @ (4 * rng.normal(size=d) / math.sqrt(d)) + 0.5 * rng.normal(size=n + 4000)
+    y = (z > np.median(z)).astype(np.int64)
+    accs = {}
+    for center in (True, False):
+        m = DPSGDClassifier(target_epsilon=1.0, random_state=0, center=center).fit(X[:n], y[:n])
+        accs[center] = float(np.mean(m.predict(X[n:]) == y[n:]))
+    assert accs[True] > accs[False] + 0.02, accs
