@@ -193,3 +193,18 @@ def test_centering_helps_on_uncentred_high_dimensional_data():
         m = DPSGDClassifier(target_epsilon=1.0, random_state=0, center=center).fit(X[:n], y[:n])
         accs[center] = float(np.mean(m.predict(X[n:]) == y[n:]))
     assert accs[True] > accs[False] + 0.02, accs
+
+
+def test_sparse_row_norms_in_chunks_equal_dense_ones(monkeypatch):
+    from dpfair_native.models import _centering
+
+    rng = np.random.default_rng(7)
+    A = rng.normal(size=(257, 6))
+    A[rng.uniform(size=A.shape) < 0.7] = 0.0
+    A[[0, 5, 6, 100, 255, 256]] = 0.0  # empty rows, also at a chunk's start and at the end
+    monkeypatch.setattr(_centering, "_ROW_CHUNK", 50)
+    np.testing.assert_allclose(_centering._row_norms(sp.csr_matrix(A)), np.linalg.norm(A, axis=1), rtol=1e-14)
+    # and the whole release: CSR equals dense
+    a = release_center(sp.csr_matrix(A), 10.0, 2.0, 1.5, np.random.default_rng(0))
+    b = release_center(A, 10.0, 2.0, 1.5, np.random.default_rng(0))
+    np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-15)

@@ -62,11 +62,25 @@ def center_bound(d: int, domain=None) -> float:
     return math.sqrt(max(d, 1))
 
 
+_ROW_CHUNK = 1 << 16
+
+
 def _row_norms(X) -> np.ndarray:
-    if kernels.is_sparse(X):
-        X = X.tocsr()
-        return np.sqrt(np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel())
-    return np.sqrt(np.einsum("ij,ij->i", X, X, dtype=np.float64))
+    """‖x_i‖₂ of every row; a CSR X in chunks of rows (temporaries O(chunk non-zeros), not a squared copy of X)."""
+    if not kernels.is_sparse(X):
+        return np.sqrt(np.einsum("ij,ij->i", X, X, dtype=np.float64))
+    X = X.tocsr()
+    n = X.shape[0]
+    out = np.zeros(n)
+    for start in range(0, n, _ROW_CHUNK):
+        stop = min(n, start + _ROW_CHUNK)
+        lo, hi = int(X.indptr[start]), int(X.indptr[stop])
+        starts = X.indptr[start:stop] - lo
+        filled = X.indptr[start + 1:stop + 1] > X.indptr[start:stop]
+        if filled.any():  # reduceat over the non-empty rows' starts: each sums exactly its own row
+            squares = np.square(X.data[lo:hi], dtype=np.float64)
+            out[start:stop][filled] = np.add.reduceat(squares, starts[filled])
+    return np.sqrt(out)
 
 
 def _weighted_row_sum(X, weights) -> np.ndarray:
