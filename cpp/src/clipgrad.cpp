@@ -40,7 +40,10 @@ void accumulate_batch_impl(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::
       if (ahead >= 0 && ahead < n) {
         const char* p = reinterpret_cast<const char*>(X + ahead * rs);
         const std::ptrdiff_t bytes = d * static_cast<std::ptrdiff_t>(sizeof(T));
-        for (std::ptrdiff_t off = 0; off < bytes; off += 64) __builtin_prefetch(p + off);
+        for (std::ptrdiff_t off = 0; off < bytes; off += 64) {
+          __builtin_prefetch(p + off);
+          __asm__ volatile("" : : "r"(p + off));  // else the loop, having no side effect, is deleted
+        }
       }
     }
 #endif

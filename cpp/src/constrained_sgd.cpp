@@ -46,7 +46,7 @@ struct DenseRows {
 };
 
 // Row access of a CSR matrix (checked by check_csr) through its packed copy (csr_rows::PackedRows: about 2 cache
-// lines per one-hot row instead of ~10 scattered ones): O(nnz_i) per row, sums equal to the CSR ones bit for bit.
+// lines per one-hot row instead of ~10 scattered ones): O(nnz_i) per row.
 template <class Packed>
 struct PackedCsrRows {
   const Packed& X;
@@ -55,22 +55,9 @@ struct PackedCsrRows {
   void dot_and_square(std::int64_t i, const double* w, const double* mu, double& dot, double& sq) const {
     const auto& h = X.row(i);
     csr_rows::require(h.fault == csr_rows::RowFault::none, csr_rows::fault_message(h.fault));
-    double s = 0.0, q = 0.0, c = 0.0;
-    if (mu == nullptr) {
-      Packed::for_each(h, [&](std::ptrdiff_t j, double v) {
-        s += v * w[j];
-        q += v * v;
-      });
-    } else {
-      Packed::for_each(h, [&](std::ptrdiff_t j, double v) {
-        s += v * w[j];
-        q += v * v;
-        c += v * mu[j];
-      });
-      q = std::max(0.0, q - 2.0 * c + mu_mu);
-    }
-    dot = s;
-    sq = q;
+    double c = 0.0;
+    Packed::dot_and_square(h, w, mu, dot, c, sq);
+    if (mu != nullptr) sq = std::max(0.0, sq - 2.0 * c + mu_mu);
   }
   void add_scaled(std::int64_t i, double a, double* total) const {
     Packed::for_each(X.row(i), [&](std::ptrdiff_t j, double v) { total[j] += a * v; });

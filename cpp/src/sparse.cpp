@@ -200,21 +200,9 @@ void batch_residuals(const Packed& packed, std::ptrdiff_t n, const std::int64_t*
     require(i >= 0 && i < n, "batch_rows / rows must index X's rows (0 .. n-1)");
     const auto& h = packed.row(i);
     require(h.fault == RowFault::none, fault_message(h.fault));
-    double z = 0.0, xx = 0.0;
-    if (center == nullptr) {
-      Packed::for_each(h, [&](std::ptrdiff_t j, double v) {
-        z += v * params[j];
-        xx += v * v;
-      });
-    } else {
-      double x_mu = 0.0;
-      Packed::for_each(h, [&](std::ptrdiff_t j, double v) {
-        z += v * params[j];
-        xx += v * v;
-        x_mu += v * center[j];
-      });
-      xx = sgd_step::centered_square(xx, x_mu, mu_mu);
-    }
+    double z, xx, x_mu = 0.0;
+    Packed::dot_and_square(h, params, center, z, x_mu, xx);
+    if (center != nullptr) xx = sgd_step::centered_square(xx, x_mu, mu_mu);
     const double res = sigmoid(z + bias) - h.y;
     resid[static_cast<std::size_t>(r)] = res;
     norm[static_cast<std::size_t>(r)] = std::abs(res) * std::sqrt(1.0 + xx);

@@ -96,9 +96,13 @@ class CsrRowCheck {
 // are not validated yet, and a prefetch never faults). A no-op on compilers without __builtin_prefetch.
 constexpr std::ptrdiff_t kPrefetchLines = 16;
 
+// The empty volatile asm is what keeps the prefetch: a prefetch has no side effect, so GCC (C++ code is compiled
+// with -ffinite-loops) deleted every loop whose body was only prefetches — the loops over a row's lines, i.e.
+// all of the row prefetches here, found in session 6 by reading the generated code.
 inline void prefetch(const void* p) {
 #if defined(__GNUC__) || defined(__clang__)
   __builtin_prefetch(p);
+  __asm__ volatile("" : : "r"(p));
 #else
   (void)p;
 #endif
@@ -115,9 +119,9 @@ inline void prefetch(const void* p) {
 // the faster layout); otherwise records are variable length and addressed through a table (rows_). Built by
 // sequential passes over X split over the hardware's threads (build it once and reuse it: the DP-SGD estimators
 // keep one per fit); each row's fault (CsrRowCheck's order, then its group, then its label) is recorded, not
-// thrown, so only the rows a loop visits can fail. Sums over a row add its other values first, then its 1.0s (a
-// different rounding order than over the CSR row, within the kernels' tolerances). C: std::uint16_t when
-// d <= 2^16, else std::uint32_t. y or groups may be nullptr (then Header::y / group are 0 and never a fault).
+// thrown, so only the rows a loop visits can fail. Sums over a row add its other values first, then its 1.0s (in
+// four partial sums, dot_and_square: a different rounding order than over the CSR row, within the kernels'
+// tolerances). C: std::uint16_t when d <= 2^16, else std::uint32_t. y or groups may be nullptr (then Header::y / group are 0 and never a fault).
 template <class T, class C>
 class PackedRows {
  public:
@@ -198,6 +202,39 @@ class PackedRows {
       f(static_cast<std::ptrdiff_t>(columns[e]), static_cast<double>(values[e]));
     }
     for (std::uint32_t e = h.n_values; e < h.count; ++e) f(static_cast<std::ptrdiff_t>(columns[e]), 1.0);
+  }
+
+  // dot = Σ v·a[j] and sq = Σ v² over the row's non-zeros, and, given b (else nullptr, dot_b untouched),
+  // dot_b = Σ v·b[j]. The stored values are summed in order; the 1.0s in four interleaved partial sums (a chain of
+  // dependent additions per row was the loops' critical path), and their squares as their count, exactly.
+  static void dot_and_square(const Header& h, const double* a, const double* b, double& dot, double& dot_b,
+                             double& sq) {
+    const T* values = reinterpret_cast<const T*>(&h + 1);
+    const C* columns = reinterpret_cast<const C*>(values + h.n_values);
+    double s = 0.0, q = 0.0, t = 0.0;
+    for (std::uint32_t e = 0; e < h.n_values; ++e) {
+      const double v = static_cast<double>(values[e]);
+      s += v * a[columns[e]];
+      q += v * v;
+      if (b != nullptr) t += v * b[columns[e]];
+    }
+    const C* ones = columns + h.n_values;
+    const std::uint32_t n_ones = h.count - h.n_values;
+    double s4[4] = {0.0, 0.0, 0.0, 0.0}, t4[4] = {0.0, 0.0, 0.0, 0.0};
+    std::uint32_t e = 0;
+    for (; e + 4 <= n_ones; e += 4) {
+      for (int k = 0; k < 4; ++k) s4[k] += a[ones[e + k]];
+      if (b != nullptr) {
+        for (int k = 0; k < 4; ++k) t4[k] += b[ones[e + k]];
+      }
+    }
+    for (; e < n_ones; ++e) {
+      s4[e % 4] += a[ones[e]];
+      if (b != nullptr) t4[e % 4] += b[ones[e]];
+    }
+    dot = s + ((s4[0] + s4[1]) + (s4[2] + s4[3]));
+    sq = q + static_cast<double>(n_ones);
+    if (b != nullptr) dot_b = t + ((t4[0] + t4[1]) + (t4[2] + t4[3]));
   }
 
  private:
