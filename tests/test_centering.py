@@ -208,3 +208,23 @@ def test_sparse_row_norms_in_chunks_equal_dense_ones(monkeypatch):
     a = release_center(sp.csr_matrix(A), 10.0, 2.0, 1.5, np.random.default_rng(0))
     b = release_center(A, 10.0, 2.0, 1.5, np.random.default_rng(0))
     np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("method", ["rdp", "pld"])
+def test_the_releases_before_training_compose_to_one_gaussian(method):
+    """dpsgd_release merges the count and centre releases into one Gaussian event (exact: normal privacy losses
+    add); the ε equals dp_accounting's for the separate events."""
+    dpa = pytest.importorskip("dp_accounting")
+    q, sigma, steps, delta, releases = 0.01, 1.1, 500, 1e-5, (RECORD_COUNT_NOISE, 7.0, 3.0)
+    ours = dpsgd_privacy_spent(q, sigma, steps, delta, releases, method=method)[0]
+    events = [dpa.GaussianDpEvent(s) for s in releases]
+    events.append(dpa.SelfComposedDpEvent(dpa.PoissonSampledDpEvent(q, dpa.GaussianDpEvent(sigma)), steps))
+    if method == "rdp":
+        from dpfair_native.accountants import DEFAULT_RDP_ORDERS
+
+        ref = dpa.rdp.RdpAccountant(list(DEFAULT_RDP_ORDERS)).compose(dpa.ComposedDpEvent(events)).get_epsilon(delta)
+        assert ours == pytest.approx(ref, rel=1e-9)
+    else:
+        ref = dpa.pld.PLDAccountant(value_discretization_interval=1e-4).compose(
+            dpa.ComposedDpEvent(events)).get_epsilon(delta)
+        assert ours == pytest.approx(ref, rel=0.01)

@@ -9,6 +9,7 @@
 
 #include "dpfair/logistic_row.hpp"
 #include "dpfair/parallel.hpp"
+#include "dpfair/prefetch.hpp"
 
 namespace dpfair {
 namespace {
@@ -34,19 +35,12 @@ void accumulate_batch_impl(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::
   const std::ptrdiff_t width = d + 1;
   const std::ptrdiff_t d4 = d - d % 4;
   for (std::ptrdiff_t t = begin; t < end; ++t) {
-#if defined(__GNUC__)
     if (Unit && t + kPrefetchDistance < end) {
       const std::int64_t ahead = rows[t + kPrefetchDistance];
       if (ahead >= 0 && ahead < n) {
-        const char* p = reinterpret_cast<const char*>(X + ahead * rs);
-        const std::ptrdiff_t bytes = d * static_cast<std::ptrdiff_t>(sizeof(T));
-        for (std::ptrdiff_t off = 0; off < bytes; off += 64) {
-          __builtin_prefetch(p + off);
-          __asm__ volatile("" : : "r"(p + off));  // else the loop, having no side effect, is deleted
-        }
+        prefetch_bytes(X + ahead * rs, d * static_cast<std::ptrdiff_t>(sizeof(T)));
       }
     }
-#endif
     const std::int64_t i = rows[t];
     if (i < 0 || i >= n) throw std::invalid_argument("rows must index X's rows (0 .. n-1)");
     const std::int64_t k = groups[i];

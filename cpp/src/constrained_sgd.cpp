@@ -12,6 +12,7 @@
 
 #include "dpfair/logistic_row.hpp"
 #include "dpfair/packed_rows.hpp"
+#include "dpfair/prefetch.hpp"
 #include "dpfair/sparse.hpp"
 
 namespace dpfair {
@@ -39,6 +40,9 @@ struct DenseRows {
     }
     sq = c;
   }
+  void prefetch(std::int64_t i) const {
+    if (Unit) prefetch_bytes(X + i * rs, d * static_cast<std::ptrdiff_t>(sizeof(T)));
+  }
   void add_scaled(std::int64_t i, double a, double* total) const {
     const T* x = X + i * rs;
     for (std::ptrdiff_t j = 0; j < d; ++j) total[j] += a * static_cast<double>(x[(Unit ? j : j * cs)]);
@@ -59,10 +63,13 @@ struct PackedCsrRows {
     Packed::dot_and_square(h, w, mu, dot, c, sq);
     if (mu != nullptr) sq = std::max(0.0, sq - 2.0 * c + mu_mu);
   }
+  void prefetch(std::int64_t i) const { X.prefetch_lines(i); }
   void add_scaled(std::int64_t i, double a, double* total) const {
     Packed::for_each(X.row(i), [&](std::ptrdiff_t j, double v) { total[j] += a * v; });
   }
 };
+
+constexpr std::int64_t kRowsAhead = 8;
 
 // The step loop of constrained_sgd_epochs for any row access (dense or CSR); one step costs O(batch row work +
 // d + K·E). Longer than 60 lines because it is the header's per-step algorithm written out in order.
@@ -91,6 +98,11 @@ void run_steps(const Rows& X, std::ptrdiff_t n, std::ptrdiff_t d, const double* 
     std::vector<double> counts(static_cast<std::size_t>(2 * cells), 0.0);
     const double mu_w = mu != nullptr ? std::inner_product(mu, mu + d, params, 0.0) : 0.0;
     for (std::ptrdiff_t r = 0; r < m; ++r) {
+      // batch rows are scattered over X: ask for a later one's lines now (this step's or the next's)
+      if (begin + r + kRowsAhead < batch_offsets[n_steps]) {
+        const std::int64_t ahead = batch_rows[begin + r + kRowsAhead];
+        if (ahead >= 0 && ahead < n) X.prefetch(ahead);
+      }
       const std::int64_t i = rows[r];
       require(i >= 0 && i < n, "batch_rows must index X's rows (0 .. n-1)");
       double dot, sq;

@@ -16,6 +16,7 @@
 
 #include "dpfair/clipgrad.hpp"
 #include "dpfair/logistic_row.hpp"
+#include "dpfair/prefetch.hpp"
 #include "dpfair/secure_noise.hpp"
 #include "dpfair/sgd_step.hpp"
 
@@ -78,7 +79,11 @@ void residuals_and_norms(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::pt
   resid.resize(static_cast<std::size_t>(m));
   norm.resize(static_cast<std::size_t>(m));
   if (center != nullptr) bias -= sgd_step::center_dot(center, w, d);
+  constexpr std::ptrdiff_t kRowsAhead = 4;  // batch rows are scattered over X: ask for a later row's lines now
   for (std::ptrdiff_t t = 0; t < m; ++t) {
+    if (t + kRowsAhead < m && rows[t + kRowsAhead] >= 0 && rows[t + kRowsAhead] < n) {
+      prefetch_bytes(X + rows[t + kRowsAhead] * rs, d * static_cast<std::ptrdiff_t>(sizeof(T)));
+    }
     const std::int64_t i = rows[t];
     checked_group(i, n, groups, n_groups);
     const T* x = X + i * rs;

@@ -202,7 +202,7 @@ def _dp_accounting_events(est):
         step = dpa.PoissonSampledDpEvent(float(np.max(est.sample_rates_)), dpa.GaussianDpEvent(est.noise_multiplier_))
         events = [dpa.GaussianDpEvent(s) for s in (est.count_noise_multiplier_, est.center_noise_multiplier_)
                   if s is not None]
-        return dpa.ComposedDpEvent(events + [dpa.SelfComposedDpEvent(step, est.n_steps_)])
+        return dpa.ComposedDpEvent(_merged(events) + [dpa.SelfComposedDpEvent(step, est.n_steps_)])
     sigma = est.noise_multiplier_
     sigma_c = getattr(est, "count_noise_multiplier_", 0.0)
     sigma_eff = sigma if not sigma_c else 1.0 / math.sqrt(sigma**-2 + sigma_c**-2)  # composed Gaussians (GDP)
@@ -211,9 +211,18 @@ def _dp_accounting_events(est):
     # the record-count release ñ = n + N(0, σ_n²) that q and T are derived from, the centre release (sensitivity
     # C_μ, noise σ_μ·C_μ: tests/test_centering.py), then the T steps
     assert est.center_noise_multiplier_ > 0  # the default centres
-    return dpa.ComposedDpEvent([dpa.GaussianDpEvent(dpsgd_module.RECORD_COUNT_NOISE),
-                                dpa.GaussianDpEvent(est.center_noise_multiplier_),
-                                dpa.SelfComposedDpEvent(step, est.n_steps_)])
+    releases = [dpa.GaussianDpEvent(dpsgd_module.RECORD_COUNT_NOISE), dpa.GaussianDpEvent(est.center_noise_multiplier_)]
+    return dpa.ComposedDpEvent(_merged(releases) + [dpa.SelfComposedDpEvent(step, est.n_steps_)])
+
+
+def _merged(gaussians):
+    """Gaussian events (sensitivity 1) as the one Gaussian event they compose to, σ = (Σ σ_c⁻²)^(-1/2) — how the
+    library composes its pre-training releases (exact: their privacy losses are normal and add), so that the PLD
+    comparison below is between the same discretised events."""
+    dpa = pytest.importorskip("dp_accounting")
+    if not gaussians:
+        return []
+    return [dpa.GaussianDpEvent(sum(e.noise_multiplier ** -2 for e in gaussians) ** -0.5)]
 
 
 def _typed(event):

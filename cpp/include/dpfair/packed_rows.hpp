@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "dpfair/parallel.hpp"
+#include "dpfair/prefetch.hpp"
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
@@ -93,20 +94,10 @@ class CsrRowCheck {
 // Software prefetch of a CSR row that will be read a few rows from now (rows of a batch are scattered over X, so
 // reading them is latency-bound without it). Stage 1 asks for row i's two offsets; stage 2, issued when those
 // have arrived, asks for the cache lines of its values and column indices (at most kPrefetchLines each: offsets
-// are not validated yet, and a prefetch never faults). A no-op on compilers without __builtin_prefetch.
+// are not validated yet, and a prefetch never faults; dpfair/prefetch.hpp).
 constexpr std::ptrdiff_t kPrefetchLines = 16;
 
-// The empty volatile asm is what keeps the prefetch: a prefetch has no side effect, so GCC (C++ code is compiled
-// with -ffinite-loops) deleted every loop whose body was only prefetches — the loops over a row's lines, i.e.
-// all of the row prefetches here, found in session 6 by reading the generated code.
-inline void prefetch(const void* p) {
-#if defined(__GNUC__) || defined(__clang__)
-  __builtin_prefetch(p);
-  __asm__ volatile("" : : "r"(p));
-#else
-  (void)p;
-#endif
-}
+using dpfair::prefetch;
 
 // The DP-SGD loop's copy of X's rows with their labels and groups, packed for reads scattered over X. A batch row
 // of the census-style data (34 non-zeros, 30 of them one-hot 1.0) spans about 12 cache lines in CSR (offsets,

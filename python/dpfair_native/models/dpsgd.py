@@ -210,8 +210,15 @@ about 7% less noise at the same (ε, δ) for Adult-sized DP-SGD, so a better mod
 
 def dpsgd_release(sample_rate: float, noise_multiplier: float, steps: int, count_noise_multipliers=()) -> DpEvent:
     """The typed event of a DP-SGD fit: one Gaussian release (L2 sensitivity 1) per entry of
-    ``count_noise_multipliers``, composed with ``steps`` Poisson-subsampled Gaussian steps (rate q, multiplier σ)."""
-    parts = [GaussianEvent(float(c)) for c in count_noise_multipliers]
+    ``count_noise_multipliers``, composed with ``steps`` Poisson-subsampled Gaussian steps (rate q, multiplier σ).
+
+    The releases before training enter as one Gaussian event with σ = (Σ_c σ_c⁻²)^(-1/2): exactly their
+    composition (a Gaussian mechanism's privacy loss is normal, N(μ, 2μ) with μ = 1/(2σ²), and independent normal
+    losses add; the RDP curves α/(2σ_c²) add the same way), and a PLD accountant then discretises one
+    distribution instead of one per release."""
+    parts = []
+    if len(count_noise_multipliers):
+        parts.append(GaussianEvent(math.fsum(float(c) ** -2 for c in count_noise_multipliers) ** -0.5))
     parts.append(dpsgd_event(sample_rate, noise_multiplier, steps))
     return parts[0] if len(parts) == 1 else ComposedEvent(parts)
 
