@@ -53,9 +53,10 @@ EXP_CANDIDATES = ("with min_group_positives = 1 the utility sensitivity is about
                   "(half of ε = 1, replace-one) reaches 0.771 (candidate mean 0.759) against the bar 0.817; "
                   "base_share 0.8 / 0.9 measured 0.791 / 0.794")
 FAIRDP_IMBALANCE = ("at d = 500 the per-group normalised noise (the small group's sum divided by its own expected "
-                    "batch) still dominates: 0.826 against the bar 0.858 (DP-SGD 0.878); center=True passes (0.863) "
-                    "but widens the accuracy gap on n2k-d5 from 0.10 to 0.17, failing the fairness test below, so "
-                    "FairDP does not centre by default; the old defaults (M = 5, "
+                    "batch) still dominates: 0.832 against the bar 0.858 (DP-SGD 0.914); center=True passes "
+                    "(0.869) but widens FairDP's accuracy gap on n2k-d5 from 0.074 to 0.170 (bench/centering.py), "
+                    "failing the fairness test below (<= 0.75 x DP-SGD's 0.104), so FairDP does not centre by "
+                    "default; the old defaults (M = 5, "
                     "q = 0.01, 5 epochs) gave the majority class; on the held-out generator q = 0.02 and M = 50 "
                     "with learning rate 4 measured no better")
 KNOWN_FAILURES = {

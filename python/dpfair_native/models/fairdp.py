@@ -261,8 +261,9 @@ class FairDPClassifier(DPClassifierBase):
         with about 5 % of the budget, charged to ``privacy_spent_``; :mod:`dpfair_native.models._centering`); the
         fitted ``coef_``/``intercept_`` and the ensemble members score x itself (the DP-MC step and the
         certificate's bias work in the centred coordinates). Off by default, unlike the other DP-SGD estimators:
-        measured on tests/test_defaults.py's generator, centering lifts FairDP at d = 500 from 0.826 to 0.863 but
-        widens its accuracy gap between groups at d = 5 from 0.10 to 0.17, the disparity FairDP exists to reduce.
+        measured on tests/test_defaults.py's generator (bench/centering.py), centering lifts FairDP at d = 500
+        from 0.832 to 0.869 but widens its accuracy gap between groups at d = 5 from 0.074 to 0.170, the
+        disparity FairDP exists to reduce.
 
     Attributes
     ----------
