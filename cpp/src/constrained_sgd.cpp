@@ -98,10 +98,16 @@ void run_steps(const Rows& X, std::ptrdiff_t n, std::ptrdiff_t d, const double* 
     std::vector<double> counts(static_cast<std::size_t>(2 * cells), 0.0);
     const double mu_w = mu != nullptr ? std::inner_product(mu, mu + d, params, 0.0) : 0.0;
     for (std::ptrdiff_t r = 0; r < m; ++r) {
-      // batch rows are scattered over X: ask for a later one's lines now (this step's or the next's)
+      // batch rows are scattered over X: ask for a later one's lines, label, group and event now (this step's or
+      // the next's; the label/group/event loads were the loop's stalls once the rows were prefetched)
       if (begin + r + kRowsAhead < batch_offsets[n_steps]) {
         const std::int64_t ahead = batch_rows[begin + r + kRowsAhead];
-        if (ahead >= 0 && ahead < n) X.prefetch(ahead);
+        if (ahead >= 0 && ahead < n) {
+          X.prefetch(ahead);
+          prefetch(y + ahead);
+          prefetch(groups + ahead);
+          prefetch(events + ahead);
+        }
       }
       const std::int64_t i = rows[r];
       require(i >= 0 && i < n, "batch_rows must index X's rows (0 .. n-1)");

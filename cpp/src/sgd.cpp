@@ -82,7 +82,10 @@ void residuals_and_norms(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::pt
   constexpr std::ptrdiff_t kRowsAhead = 4;  // batch rows are scattered over X: ask for a later row's lines now
   for (std::ptrdiff_t t = 0; t < m; ++t) {
     if (t + kRowsAhead < m && rows[t + kRowsAhead] >= 0 && rows[t + kRowsAhead] < n) {
-      prefetch_bytes(X + rows[t + kRowsAhead] * rs, d * static_cast<std::ptrdiff_t>(sizeof(T)));
+      const std::int64_t ahead = rows[t + kRowsAhead];
+      prefetch_bytes(X + ahead * rs, d * static_cast<std::ptrdiff_t>(sizeof(T)));
+      prefetch(y + ahead);
+      prefetch(groups + ahead);
     }
     const std::int64_t i = rows[t];
     checked_group(i, n, groups, n_groups);
