@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <stdexcept>
 #include <type_traits>
 #include <vector>
@@ -13,6 +12,7 @@
 #include "dpfair/logistic_row.hpp"
 #include "dpfair/packed_rows.hpp"
 #include "dpfair/prefetch.hpp"
+#include "dpfair/sgd_step.hpp"
 #include "dpfair/sparse.hpp"
 
 namespace dpfair {
@@ -61,7 +61,7 @@ struct PackedCsrRows {
     csr_rows::require(h.fault == csr_rows::RowFault::none, csr_rows::fault_message(h.fault));
     double c = 0.0;
     Packed::dot_and_square(h, w, mu, dot, c, sq);
-    if (mu != nullptr) sq = std::max(0.0, sq - 2.0 * c + mu_mu);
+    if (mu != nullptr) sq = sgd_step::centered_square(sq, c, mu_mu);
   }
   void prefetch(std::int64_t i) const { X.prefetch_lines(i); }
   void add_scaled(std::int64_t i, double a, double* total) const {
@@ -87,7 +87,7 @@ void run_steps(const Rows& X, std::ptrdiff_t n, std::ptrdiff_t d, const double* 
   std::vector<double> ne(static_cast<std::size_t>(E)), me(static_cast<std::size_t>(E)), mu_sum(static_cast<std::size_t>(E));
   double* lam_plus = lambdas;
   double* lam_minus = lambdas + cells;
-  const double* mu = c.center;
+  const double* center = c.center;
   for (std::ptrdiff_t t = 0; t < n_steps; ++t) {
     const std::int64_t begin = batch_offsets[t], end = batch_offsets[t + 1];
     const std::ptrdiff_t m = static_cast<std::ptrdiff_t>(end - begin);
@@ -96,7 +96,7 @@ void run_steps(const Rows& X, std::ptrdiff_t n, std::ptrdiff_t d, const double* 
     xnorm.resize(static_cast<std::size_t>(m));
     // Scores and the batch histogram (raw counts into the EMA below).
     std::vector<double> counts(static_cast<std::size_t>(2 * cells), 0.0);
-    const double mu_w = mu != nullptr ? std::inner_product(mu, mu + d, params, 0.0) : 0.0;
+    const double mu_w = sgd_step::center_dot(center, params, d);
     for (std::ptrdiff_t r = 0; r < m; ++r) {
       // batch rows are scattered over X: ask for a later one's lines, label, group and event now (this step's or
       // the next's; the label/group/event loads were the loop's stalls once the rows were prefetched)
@@ -112,7 +112,7 @@ void run_steps(const Rows& X, std::ptrdiff_t n, std::ptrdiff_t d, const double* 
       const std::int64_t i = rows[r];
       require(i >= 0 && i < n, "batch_rows must index X's rows (0 .. n-1)");
       double dot, sq;
-      X.dot_and_square(i, params, mu, dot, sq);
+      X.dot_and_square(i, params, center, dot, sq);
       require(std::isfinite(sq), "X contains NaN or infinity in a batch row");
       z[static_cast<std::size_t>(r)] = dot - mu_w + params[d];
       xnorm[static_cast<std::size_t>(r)] = std::sqrt(1.0 + sq);
@@ -175,9 +175,7 @@ void run_steps(const Rows& X, std::ptrdiff_t n, std::ptrdiff_t d, const double* 
       X.add_scaled(i, a, total.data());
       total[static_cast<std::size_t>(d)] += a;
     }
-    if (mu != nullptr) {  // Σ a_i·[x_i − μ, 1]: the rows were summed uncentered
-      for (std::ptrdiff_t j = 0; j < d; ++j) total[static_cast<std::size_t>(j)] -= total[static_cast<std::size_t>(d)] * mu[j];
-    }
+    sgd_step::subtract_center(center, d, total);  // Σ a_i·[x_i − μ, 1]: the rows were summed uncentered
     const double std_dev = c.noise_multiplier > 0.0 ? c.noise_multiplier * clip : 0.0;
     const double* g = grad_noise + t * width;
     for (std::ptrdiff_t j = 0; j < width; ++j) {
@@ -217,9 +215,7 @@ void checked_run(const Rows& X, std::ptrdiff_t n, std::ptrdiff_t d, const double
   require(std::isfinite(config.ema) && config.ema > 0.0 && config.ema <= 1.0, "ema must lie in (0, 1]");
   require(std::isfinite(config.count_floor) && config.count_floor > 0.0, "count_floor must be a finite number > 0");
   require(*step_index >= 0 && *avg_count >= 0, "step_index and avg_count must be >= 0");
-  if (config.center != nullptr) {
-    for (std::ptrdiff_t j = 0; j < d; ++j) require(std::isfinite(config.center[j]), "center must be finite");
-  }
+  sgd_step::check_center(config.center, d);
   for (std::ptrdiff_t j = 0; j <= d; ++j) require(std::isfinite(params[j]), "initial params must be finite");
   for (std::ptrdiff_t j = 0; j < 2 * n_groups * n_events; ++j) {
     require(finite_nonnegative(lambdas[j]), "lambdas must be finite numbers >= 0");
@@ -265,9 +261,7 @@ void constrained_sgd_epochs_csr(const CsrView<T, I>& X, const double* y, const s
                                 const ConstrainedSgdConfig& config, std::int64_t avg_start, double* params,
                                 double* lambdas, double* hist, double* avg, std::int64_t* avg_count,
                                 std::int64_t* step_index) {
-  const double mu_mu = config.center != nullptr
-                          ? std::inner_product(config.center, config.center + X.cols, config.center, 0.0)
-                          : 0.0;
+  const double mu_mu = sgd_step::center_dot(config.center, config.center, X.cols);
   auto run = [&](const auto& packed) {
     checked_run(PackedCsrRows<std::decay_t<decltype(packed)>>{packed, mu_mu}, X.rows, X.cols, y, groups, events, n_groups,
                 n_events, active, batch_rows, batch_offsets, n_steps, learning_rates, grad_noise, hist_noise, config,
