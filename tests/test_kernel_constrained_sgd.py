@@ -18,7 +18,10 @@ def _problem(n=300, d=6, K=3, seed=0, dtype=np.float64):
 
 
 def _run(backend, X, y, groups, K, E, active, steps=30, q=0.1, seed=1, calls=2, **kw):
+    """``calls`` loop calls carrying the state; ``packed=True`` packs a CSR X once for all of them."""
     n, d = X.shape
+    if kw.pop("packed", False):
+        kw["packed"] = kernels.pack_csr_rows(X, y, groups=groups, n_groups=K, backend=backend)
     rng = np.random.default_rng(seed)
     events = np.zeros(n, dtype=np.int64) if E == 1 else y.astype(np.int64)
     state = kernels.constrained_sgd_state(d, K, E)
@@ -127,3 +130,39 @@ def test_csr_rows_in_any_order_and_bad_csr_raise():
     with pytest.raises(ValueError, match="NaN"):
         _run("native", bad, y, groups, 3, 1, [1])
     assert sparse.issparse(A)
+
+
+@native
+@pytest.mark.parametrize("dtype,index_dtype", [(np.float64, np.int32), (np.float32, np.int64)])
+@pytest.mark.parametrize("center", [False, True])
+def test_packed_equals_unpacked_over_several_calls(dtype, index_dtype, center):
+    """Rows packed once (as the estimator does for its one call per epoch) give exactly the unpacked iterates."""
+    X, y, groups = _problem(d=12, dtype=dtype)
+    _, A = _sparse(X, np.random.default_rng(7), index_dtype)
+    kw = dict(calls=3, center=np.full(12, 0.2) if center else None)
+    packed = _run("native", A, y, groups, 3, 2, [1, 1], packed=True, **kw)
+    plain = _run("native", A, y, groups, 3, 2, [1, 1], **kw)
+    for a, b in zip(packed, plain):
+        np.testing.assert_array_equal(a, b)
+    assert np.any(packed.lambdas > 0) and packed.step_index == 90
+
+
+@native
+def test_packed_rows_must_match_the_call():
+    X, y, groups = _problem(n=50, d=12)
+    _, A = _sparse(X, np.random.default_rng(8), np.int32)
+    n, d = A.shape
+    packed = kernels.pack_csr_rows(A, y, groups=groups, n_groups=3)
+    args = (np.zeros(n, dtype=np.int64), np.array([1]), np.arange(10), np.array([0, 10]), [0.1],
+            np.zeros((1, d + 1)), np.zeros((1, 6)), kernels.constrained_sgd_state(d, 3, 1))
+    kernels.constrained_sgd_epochs(A, y, groups, *args, expected_batch_size=10.0, packed=packed)
+    with pytest.raises(ValueError, match="same X, y and groups"):
+        kernels.constrained_sgd_epochs(A, y.copy(), groups, *args, expected_batch_size=10.0, packed=packed)
+    other = kernels.pack_csr_rows(A, y, groups=groups, n_groups=4)
+    with pytest.raises(ValueError, match="n_groups"):
+        kernels.constrained_sgd_epochs(A, y, groups, *args, expected_batch_size=10.0, packed=other)
+    bad = A.copy()
+    bad.data[bad.indptr[5]] = np.nan  # row 5, visited by the batch: its fault, recorded while packing, is raised
+    with pytest.raises(ValueError, match="NaN"):
+        kernels.constrained_sgd_epochs(bad, y, groups, *args, expected_batch_size=10.0,
+                                       packed=kernels.pack_csr_rows(bad, y, groups=groups, n_groups=3))

@@ -1,7 +1,8 @@
 // Python bindings of dpfair::constrained_sgd_epochs (dense X by pointer + element strides, no copy for
 // float32/float64) and constrained_sgd_epochs_csr (scipy.sparse's three CSR arrays: data float32/float64, indices
 // and indptr both int32 or both int64, checked by dpfair::check_csr before any read). Both check the shapes the
-// same way, run the loop with the GIL released and return the updated state.
+// same way, run the loop with the GIL released and return the updated state. constrained_sgd_epochs_packed runs on
+// rows packed once (PackedCsr), for the estimator's one call per epoch.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -11,6 +12,7 @@
 #include "bindings.hpp"
 #include "strided_matrix.hpp"
 #include "dpfair/constrained_sgd.hpp"
+#include "dpfair/sparse.hpp"
 
 namespace py = pybind11;
 
@@ -166,6 +168,16 @@ py::tuple csr(py::array data, py::array indices, py::array indptr, std::int64_t 
   });
 }
 
+// The steps on rows packed once by dpfair_native.kernels.pack_csr_rows (its y and groups; bound in bind_sgd.cpp).
+py::tuple packed(const dpfair::PackedCsr& X, Doubles y, Int64s groups, Int64s events, Int64s active, Int64s rows,
+                 Int64s offsets, Doubles lr, Doubles grad_noise, Doubles hist_noise, py::dict config,
+                 std::int64_t avg_start, std::int64_t step_index, std::int64_t avg_count, Doubles params,
+                 Doubles lambdas, Doubles hist, Doubles avg) {
+  Problem p = problem(X.rows(), X.cols(), y, groups, events, active, rows, offsets, lr, grad_noise, hist_noise, config,
+                      avg_start, step_index, avg_count, params, lambdas, hist, avg);
+  return p.run([&](auto... a) { X.constrained_sgd_epochs(a...); });
+}
+
 }  // namespace
 
 void bind_constrained_sgd(pybind11::module_& m) {
@@ -182,4 +194,11 @@ void bind_constrained_sgd(pybind11::module_& m) {
         py::arg("hist_noise"), py::arg("config"), py::arg("avg_start"), py::arg("step_index"), py::arg("avg_count"),
         py::arg("params"), py::arg("lambdas"), py::arg("hist"), py::arg("avg"),
         "constrained_sgd_epochs on a CSR matrix; returns (params, lambdas, hist, avg, avg_count, step_index).");
+  m.def("constrained_sgd_epochs_packed", &packed, py::arg("packed"), py::arg("y"), py::arg("groups"),
+        py::arg("events"), py::arg("active"), py::arg("batch_rows"), py::arg("batch_offsets"),
+        py::arg("learning_rates"), py::arg("grad_noise"), py::arg("hist_noise"), py::arg("config"),
+        py::arg("avg_start"), py::arg("step_index"), py::arg("avg_count"), py::arg("params"), py::arg("lambdas"),
+        py::arg("hist"), py::arg("avg"),
+        "constrained_sgd_epochs on packed CSR rows (PackedCsr); returns (params, lambdas, hist, avg, avg_count, "
+        "step_index).");
 }

@@ -7,9 +7,11 @@
 #include <cmath>
 #include <stdexcept>
 #include <type_traits>
+#include <variant>
 #include <vector>
 
 #include "dpfair/logistic_row.hpp"
+#include "dpfair/packed_csr_impl.hpp"
 #include "dpfair/packed_rows.hpp"
 #include "dpfair/prefetch.hpp"
 #include "dpfair/sgd_step.hpp"
@@ -268,6 +270,24 @@ void constrained_sgd_epochs_csr(const CsrView<T, I>& X, const double* y, const s
                 avg_start, params, lambdas, hist, avg, avg_count, step_index);
   };
   csr_rows::with_packed_rows(X, nullptr, nullptr, 0, run);
+}
+
+void PackedCsr::constrained_sgd_epochs(const double* y, const std::int64_t* groups, const std::int64_t* events,
+                                       std::ptrdiff_t n_groups, std::ptrdiff_t n_events, const std::int64_t* active,
+                                       const std::int64_t* batch_rows, const std::int64_t* batch_offsets,
+                                       std::ptrdiff_t n_steps, const double* learning_rates, const double* grad_noise,
+                                       const double* hist_noise, const ConstrainedSgdConfig& config,
+                                       std::int64_t avg_start, double* params, double* lambdas, double* hist,
+                                       double* avg, std::int64_t* avg_count, std::int64_t* step_index) const {
+  require(n_groups == n_groups_, "the packed rows were built for a different number of groups");
+  const double mu_mu = sgd_step::center_dot(config.center, config.center, cols_);
+  std::visit(
+      [&](const auto& packed) {
+        checked_run(PackedCsrRows<std::decay_t<decltype(packed)>>{packed, mu_mu}, rows_, cols_, y, groups, events,
+                    n_groups, n_events, active, batch_rows, batch_offsets, n_steps, learning_rates, grad_noise,
+                    hist_noise, config, avg_start, params, lambdas, hist, avg, avg_count, step_index);
+      },
+      impl_->packed);
 }
 
 #define DPFAIR_CONSTRAINED_DENSE(T)                                                                                  \

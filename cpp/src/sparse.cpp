@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "dpfair/logistic_row.hpp"
+#include "dpfair/packed_csr_impl.hpp"
 #include "dpfair/packed_rows.hpp"
 #include "dpfair/parallel.hpp"
 #include "dpfair/sgd_step.hpp"
@@ -389,12 +390,6 @@ void clip_group_gradients_csr(const CsrView<T, I>& X, const double* y, const dou
     }
   }
 }
-
-struct PackedCsr::Impl {
-  std::variant<PackedRows<float, std::uint16_t>, PackedRows<double, std::uint16_t>, PackedRows<float, std::uint32_t>,
-               PackedRows<double, std::uint32_t>>
-      packed;
-};
 
 template <class T, class I>
 PackedCsr::PackedCsr(const CsrView<T, I>& X, const double* y, const std::int64_t* groups, std::ptrdiff_t n_groups)

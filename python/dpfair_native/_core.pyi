@@ -284,3 +284,25 @@ def constrained_sgd_epochs_csr(
 ) -> Tuple[
     npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], int, int
 ]: ...
+def constrained_sgd_epochs_packed(
+    packed: PackedCsr,
+    y: npt.NDArray[np.float64],
+    groups: npt.NDArray[np.int64],
+    events: npt.NDArray[np.int64],
+    active: npt.NDArray[np.int64],
+    batch_rows: npt.NDArray[np.int64],
+    batch_offsets: npt.NDArray[np.int64],
+    learning_rates: npt.NDArray[np.float64],
+    grad_noise: npt.NDArray[np.float64],
+    hist_noise: npt.NDArray[np.float64],
+    config: Dict[str, float],
+    avg_start: int,
+    step_index: int,
+    avg_count: int,
+    params: npt.NDArray[np.float64],
+    lambdas: npt.NDArray[np.float64],
+    hist: npt.NDArray[np.float64],
+    avg: npt.NDArray[np.float64],
+) -> Tuple[
+    npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], int, int
+]: ...

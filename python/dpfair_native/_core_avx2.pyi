@@ -7,6 +7,7 @@ from ._core import clip_group_gradients as clip_group_gradients
 from ._core import clip_group_gradients_csr as clip_group_gradients_csr
 from ._core import constrained_sgd_epochs as constrained_sgd_epochs
 from ._core import constrained_sgd_epochs_csr as constrained_sgd_epochs_csr
+from ._core import constrained_sgd_epochs_packed as constrained_sgd_epochs_packed
 from ._core import contingency_g2 as contingency_g2
 from ._core import csr_in_domain as csr_in_domain
 from ._core import discrete_gaussian_noise as discrete_gaussian_noise

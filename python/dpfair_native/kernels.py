@@ -579,11 +579,12 @@ def _center_vector(center, d: int) -> Optional[np.ndarray]:
 
 
 class PackedCsrRows:
-    """X's rows with their labels and groups, packed once for several :func:`dpsgd_epochs` calls.
+    """X's rows with their labels and groups, packed once for several :func:`dpsgd_epochs` or
+    :func:`constrained_sgd_epochs` calls.
 
     Built by :func:`pack_csr_rows`. Holds the native packed copy (each CSR row one cache-aligned record; None for
     dense X or the NumPy backend, where there is nothing to pack) and the X, y, groups objects it was built from:
-    :func:`dpsgd_epochs` accepts it only with those same objects. They must not be modified while it is in use
+    the loops accept it only with those same objects. They must not be modified while it is in use
     (the packed copy is a snapshot).
 
     Attributes
@@ -605,10 +606,12 @@ class PackedCsrRows:
 
 
 def pack_csr_rows(X, y, *, groups=None, n_groups: int = 1, backend: Backend = "native") -> PackedCsrRows:
-    """Pack a CSR X's rows, labels y and groups (in 0 .. n_groups-1, default all 0) once for :func:`dpsgd_epochs`.
+    """Pack a CSR X's rows, labels y and groups (in 0 .. n_groups-1, default all 0) once for :func:`dpsgd_epochs`
+    or :func:`constrained_sgd_epochs`.
 
     Costs one pass over X (its rows' faults — bad offsets, columns, values, groups or labels — are recorded, and
-    raised only by a :func:`dpsgd_epochs` call that visits the row, as without packing). Pass the result as
+    raised only by a loop call that visits the row, as :func:`dpsgd_epochs` does without packing; unpacked,
+    :func:`constrained_sgd_epochs` checks all of X first). Pass the result as
     ``packed=`` with the same X, y and groups objects. For dense X or ``backend="numpy"`` nothing is packed (the
     result only records the objects).
     """
@@ -1025,6 +1028,7 @@ def constrained_sgd_epochs(
     avg_start: int = 0,
     backend: Backend = "native",
     center=None,
+    packed: Optional[PackedCsrRows] = None,
 ) -> ConstrainedSgdState:
     """Run T = len(learning_rates) steps of fairness-constrained DP-SGD (proxy Lagrangian) on a logistic model.
 
@@ -1049,8 +1053,14 @@ def constrained_sgd_epochs(
 
     ``center``: a fixed, public (d,) point μ, or None: every x_i then reads as x_i − μ (z_i = wᵀ(x_i − μ) + bias,
     g_i = a_i·[x_i − μ, 1]; a CSR X stays sparse, as in :func:`dpsgd_epochs`).
+
+    ``packed``: :func:`pack_csr_rows` of these same ``X``, ``y`` and ``groups`` objects (checked by identity, with
+    ``n_groups`` = K), so that a caller running one call per epoch packs a CSR X once; same results. Without it
+    the native CSR path checks and packs X on each call.
     """
     _check_backend(backend)
+    if packed is not None and not packed._built_from(X, y, groups):
+        raise ValueError("packed must be pack_csr_rows(X, y, groups=groups) of the same X, y and groups objects")
     X = _float_matrix_or_csr(X, "X")
     n, d = X.shape
     y = _float_vector(y, n, "y")
@@ -1118,6 +1128,10 @@ def constrained_sgd_epochs(
     if backend == "numpy":
         _all_finite(_values(X), "X")
         out = _reference.constrained_sgd_epochs(X, *args)
+    elif packed is not None and packed._native is not None:
+        if packed.n_groups != K:
+            raise ValueError(f"packed was built for n_groups={packed.n_groups}, but state.lambdas has {K} groups")
+        out = _native().constrained_sgd_epochs_packed(packed._native, *args)
     elif _is_csr(X):
         out = _native().constrained_sgd_epochs_csr(*_csr_arrays(X), *args)
     else:

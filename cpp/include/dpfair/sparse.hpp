@@ -53,6 +53,8 @@ template <class T, class I>
 void dpsgd_epochs_csr(const CsrView<T, I>& X, const SgdSteps& steps, const SgdConfig& config, double* params,
                       double* step_bounds);
 
+struct ConstrainedSgdConfig;  // constrained_sgd.hpp
+
 // X's rows with their labels and groups packed once (csr_rows::PackedRows in packed_rows.hpp: each row one
 // cache-aligned record, at a fixed stride when every row fits 128 bytes) for DP-SGD loops that run in several
 // calls, e.g. one per epoch: dpsgd_epochs_csr packs X on every call, this object once. Each row's fault is
@@ -72,6 +74,16 @@ class PackedCsr {
 
   // dpsgd_epochs_csr's steps on the packed rows (same checks, same results).
   void dpsgd_epochs(const SgdSteps& steps, const SgdConfig& config, double* params, double* step_bounds) const;
+
+  // constrained_sgd_epochs_csr's steps (constrained_sgd.hpp) on the packed rows: same results, without packing X
+  // on each call; y and groups must be the ones packed, n_groups the same (checked). Defined in constrained_sgd.cpp.
+  void constrained_sgd_epochs(const double* y, const std::int64_t* groups, const std::int64_t* events,
+                              std::ptrdiff_t n_groups, std::ptrdiff_t n_events, const std::int64_t* active,
+                              const std::int64_t* batch_rows, const std::int64_t* batch_offsets,
+                              std::ptrdiff_t n_steps, const double* learning_rates, const double* grad_noise,
+                              const double* hist_noise, const ConstrainedSgdConfig& config, std::int64_t avg_start,
+                              double* params, double* lambdas, double* hist, double* avg, std::int64_t* avg_count,
+                              std::int64_t* step_index) const;
 
  private:
   struct Impl;

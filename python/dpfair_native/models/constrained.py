@@ -318,12 +318,15 @@ class ConstrainedDPSGDClassifier(_DPSGDBase):
             return (rows, offsets, rng.standard_normal((steps_per_epoch, d + 1)),
                     rng.standard_normal((steps_per_epoch, 2 * K * n_events)))
 
+        # a CSR X is packed once for all epochs (else each epoch's call would check and pack it again)
+        packed = kernels.pack_csr_rows(X, y, groups=groups, n_groups=K, backend=self.backend) \
+            if kernels.is_sparse(X) else None
         for rows, offsets, grad_noise, hist_noise in prefetched(draws, epochs):
             state = kernels.constrained_sgd_epochs(
                 X, y, groups, events, active, rows, offsets, rates, grad_noise, hist_noise, state,
                 noise_multiplier=sigma_g, hist_noise_multiplier=sigma_h, clip=clip, expected_batch_size=b, l2=l2,
                 dual_learning_rate=dual_lr, bound=bound, temperature=tau, ema=ema, avg_start=avg_start,
-                backend=self.backend, center=center,
+                backend=self.backend, center=center, packed=packed,
             )
         params = state.avg
         if not np.all(np.isfinite(params)):
