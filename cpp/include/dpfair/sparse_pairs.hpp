@@ -17,9 +17,12 @@ constexpr std::ptrdiff_t kPairBlockEntries = 32768;
 // (each unordered pair once, the diagonal once). Rows with c_i = 0 are skipped.
 // Sorted rows: L's rows are visited in blocks [J0, J1) whose lower triangle would fit in L2; for each block every X
 // row contributes the pairs whose larger column lies in the block (a per-row cursor keeps the scan linear).
-// Measured at d = 508 (census-style rows, CPU time, loaded machine): no faster than the plain loop (~1.3 ns per
-// update either way; the cost is the scattered update itself, not cache misses), so the plain loop is the better
-// choice; it is written and awaits a build (see the branch report). Unsorted rows (no duplicates): every ordered
+// Measured on the census-style rows of bench/census_sparse.py (one thread, 120,000 rows, session 7): 86–98 ms
+// blocked vs 101–149 ms for the plain loop over each row's pairs. Tried and not faster (same run): the pairs of the
+// k most frequent columns as a dense product per block of rows plus AXPYs for the frequent×rare pairs (k = 16–96:
+// 104–250 ms), rare×rare pairs in a triangle packed by frequency rank (110 ms), rows bucketed by column per block
+// (Gustavson, 108–224 ms). A scattered update costs ~1 ns even in L1, and each row's short inner loops end in a
+// mispredicted branch (~8 ns each). Unsorted rows (no duplicates): every ordered
 // pair is tested and kept when its second column is <= its first.
 template <class T, class I>
 void add_row_pairs(const CsrView<T, I>& X, std::ptrdiff_t begin, std::ptrdiff_t end, const double* c, double* L,
