@@ -59,6 +59,31 @@ def test_poly2_csr_matches_reference_and_dense(dtype, index_dtype, n_threads):
     assert native[3].dtype == np.int64 and native[3].sum() == X.shape[0]
 
 
+@pytest.mark.parametrize("dtype,index_dtype", [(np.float64, np.int32), (np.float32, np.int64)])
+def test_poly2_csr_wide_rows_over_several_blocks(dtype, index_dtype):
+    """d = 600: the pair kernel visits L's rows in several cache blocks, and long rows (1–80 non-zeros) take its
+    four-entries-at-a-time path with every remainder 0–3, at each block boundary."""
+    rng = np.random.default_rng(21)
+    n, d = 1500, 600
+    lengths = rng.integers(0, 81, size=n)
+    indices = np.concatenate([np.sort(rng.choice(d, size=k, replace=False)) for k in lengths])
+    data = rng.normal(size=indices.size)
+    data[rng.random(indices.size) < 0.5] = 1.0  # one-hot-like entries
+    indptr = np.concatenate([[0], np.cumsum(lengths)])
+    X = sp.csr_matrix((data.astype(dtype), indices.astype(index_dtype), indptr.astype(index_dtype)), shape=(n, d))
+    a, c = rng.normal(size=n), rng.normal(size=n)
+    c[::7] = 0.0  # rows the kernel skips
+    native = kernels.poly2_coefficients(X, a, c, n_threads=2)
+    numpy = kernels.poly2_coefficients(X, a, c, backend="numpy")
+    for got, ref in zip(native[:2], numpy[:2]):
+        close(got, ref)
+    y = (rng.random(n) < 0.4).astype(float)
+    fit = kernels.logistic_newton(X, y, alpha=1.0)
+    ref = kernels.logistic_newton(X, y, alpha=1.0, backend="numpy")
+    close(fit.w, ref.w, rtol=1e-8, atol=1e-9)
+    assert fit.n_iter == ref.n_iter
+
+
 def test_poly2_csr_unsorted_indices_native_path():
     X = random_csr(n=500)
     data, indices, indptr = shuffled_rows(X)
