@@ -263,13 +263,11 @@ void constrained_sgd_epochs_csr(const CsrView<T, I>& X, const double* y, const s
                                 const ConstrainedSgdConfig& config, std::int64_t avg_start, double* params,
                                 double* lambdas, double* hist, double* avg, std::int64_t* avg_count,
                                 std::int64_t* step_index) {
-  const double mu_mu = sgd_step::center_dot(config.center, config.center, X.cols);
-  auto run = [&](const auto& packed) {
-    checked_run(PackedCsrRows<std::decay_t<decltype(packed)>>{packed, mu_mu}, X.rows, X.cols, y, groups, events, n_groups,
-                n_events, active, batch_rows, batch_offsets, n_steps, learning_rates, grad_noise, hist_noise, config,
-                avg_start, params, lambdas, hist, avg, avg_count, step_index);
-  };
-  csr_rows::with_packed_rows(X, nullptr, nullptr, 0, run);
+  require(n_groups >= 1 && n_events >= 1, "n_groups and n_events must be >= 1");
+  PackedCsr(X, nullptr, nullptr, n_groups)
+      .constrained_sgd_epochs(y, groups, events, n_groups, n_events, active, batch_rows, batch_offsets, n_steps,
+                              learning_rates, grad_noise, hist_noise, config, avg_start, params, lambdas, hist, avg,
+                              avg_count, step_index);
 }
 
 void PackedCsr::constrained_sgd_epochs(const double* y, const std::int64_t* groups, const std::int64_t* events,

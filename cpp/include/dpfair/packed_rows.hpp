@@ -330,16 +330,5 @@ class PackedRows {
   std::vector<std::vector<Line>> parts_;
 };
 
-// Calls f(packed) with the PackedRows of X (16-bit column indices when d <= 2^16, else 32-bit).
-template <class T, class I, class F>
-void with_packed_rows(const CsrView<T, I>& X, const double* y, const std::int64_t* groups, std::ptrdiff_t n_groups,
-                      F&& f) {
-  if (X.cols <= 65536) {
-    f(PackedRows<T, std::uint16_t>(X, y, groups, n_groups));
-  } else {
-    f(PackedRows<T, std::uint32_t>(X, y, groups, n_groups));
-  }
-}
-
 }  // namespace csr_rows
 }  // namespace dpfair
