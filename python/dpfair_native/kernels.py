@@ -469,8 +469,7 @@ def dpsgd_epochs(
     wᵀ(x − μ) + bias. μ must be public (released before the loop): the sum's sensitivity is unchanged.
     """
     _check_backend(backend)
-    if packed is not None and not packed._built_from(X, y, groups):
-        raise ValueError("packed must be pack_csr_rows(X, y, groups=groups) of the same X, y and groups objects")
+    _check_packed_sources(packed, X, y, groups)
     X = _float_matrix_or_csr(X, "X")
     n, d = X.shape
     y = _float_vector(y, n, "y")
@@ -548,11 +547,10 @@ def dpsgd_epochs(
         )
     core = _native()
     rule_code, noise_code = getattr(core.ClipRule, rule), getattr(core.NoiseRule, noise)
-    if packed is not None and packed._native is not None:
-        if packed._native.n_groups != K:
-            raise ValueError(f"packed was built for n_groups={packed._native.n_groups}, but clip has {K} bounds")
+    native_packed = _native_packed(packed, K, "clip has {} bounds")
+    if native_packed is not None:
         return core.dpsgd_epochs_packed(
-            packed._native, y, groups, clip, group_weights, batch_rows, batch_offsets, learning_rates, grad_noise,
+            native_packed, y, groups, clip, group_weights, batch_rows, batch_offsets, learning_rates, grad_noise,
             count_noise, rule_code, noise_code, sigma, sigma_count, b, float(l2), weight_bound, params, center,
         )
     if _is_csr(X):
@@ -603,6 +601,22 @@ class PackedCsrRows:
 
     def _built_from(self, X, y, groups) -> bool:
         return all(a is b for a, b in zip(self._sources, (X, y, groups)))
+
+
+def _check_packed_sources(packed: Optional[PackedCsrRows], X, y, groups) -> None:
+    """The loops' ``packed`` argument must come from these very X, y and groups objects."""
+    if packed is not None and not packed._built_from(X, y, groups):
+        raise ValueError("packed must be pack_csr_rows(X, y, groups=groups) of the same X, y and groups objects")
+
+
+def _native_packed(packed: Optional[PackedCsrRows], K: int, what: str):
+    """The native packed rows to run on (None: nothing packed), checked to hold K groups; ``what`` ("... {} ...")
+    says where the loop's K comes from, for the error."""
+    if packed is None or packed._native is None:
+        return None
+    if packed.n_groups != K:
+        raise ValueError(f"packed was built for n_groups={packed.n_groups}, but " + what.format(K))
+    return packed._native
 
 
 def pack_csr_rows(X, y, *, groups=None, n_groups: int = 1, backend: Backend = "native") -> PackedCsrRows:
@@ -1059,8 +1073,7 @@ def constrained_sgd_epochs(
     the native CSR path checks and packs X on each call.
     """
     _check_backend(backend)
-    if packed is not None and not packed._built_from(X, y, groups):
-        raise ValueError("packed must be pack_csr_rows(X, y, groups=groups) of the same X, y and groups objects")
+    _check_packed_sources(packed, X, y, groups)
     X = _float_matrix_or_csr(X, "X")
     n, d = X.shape
     y = _float_vector(y, n, "y")
@@ -1128,9 +1141,7 @@ def constrained_sgd_epochs(
     if backend == "numpy":
         _all_finite(_values(X), "X")
         out = _reference.constrained_sgd_epochs(X, *args)
-    elif packed is not None and packed._native is not None:
-        if packed.n_groups != K:
-            raise ValueError(f"packed was built for n_groups={packed.n_groups}, but state.lambdas has {K} groups")
+    elif _native_packed(packed, K, "state.lambdas has {} groups") is not None:
         out = _native().constrained_sgd_epochs_packed(packed._native, *args)
     elif _is_csr(X):
         out = _native().constrained_sgd_epochs_csr(*_csr_arrays(X), *args)
