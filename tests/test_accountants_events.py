@@ -109,6 +109,21 @@ def test_log_erfc_matches_math_erfc():
     np.testing.assert_allclose(log_erfc(big), asym, rtol=1e-14)
 
 
+@pytest.mark.parametrize("backend", ["numpy", pytest.param("native", marks=pytest.mark.native)])
+def test_normal_cdf_matches_math_erfc(backend):
+    """kernels.normal_cdf (the PLD tails): both backends equal erfc(−z/√2)/2 to the argument rounding's 2z²·2^−53
+    relative (the condition number of erfc), from the far lower tail to 1, and propagate NaN."""
+    from dpfair_native import kernels
+
+    z = np.concatenate([np.linspace(-37.0, 8.0, 4501), [0.0, -1e-300, np.inf, -np.inf]])
+    ref = np.array([0.5 * math.erfc(-v / math.sqrt(2)) for v in z])
+    got = kernels.normal_cdf(z, backend=backend)
+    np.testing.assert_allclose(got, ref, rtol=4e-13, atol=0)
+    assert np.isnan(kernels.normal_cdf(np.array([np.nan]), backend=backend)[0])
+    with pytest.raises(ValueError, match="one-dimensional"):
+        kernels.normal_cdf(np.zeros((2, 2)), backend=backend)
+
+
 @pytest.mark.parametrize("q", [0.001, 0.007, 0.1, 0.6])
 @pytest.mark.parametrize("sigma", [0.5, 0.9, 1.7, 6.0])
 def test_pruned_epsilon_is_bit_identical_to_the_full_curve(q, sigma):

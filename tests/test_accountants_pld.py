@@ -216,6 +216,22 @@ def test_replace_one_pair_dominates_other_contributions():
         assert float(gp[0] - math.exp(eps) * gq[0]) == pytest.approx(worst, rel=2e-4)  # quadrature error ~1e-5
 
 
+@pytest.mark.parametrize("sigma,q", [(0.8, 0.01), (2.7, 0.0066), (0.3, 0.1), (0.05, 0.5), (5.0, 0.001), (1.0, 0.999)])
+def test_replace_one_inverse_loss_is_exact(sigma, q):
+    """The closed-form x(ε) solves L(x) = ε over the whole loss range (also for small σ, where L is flat near 0
+    and exponentially steep further out), and is odd."""
+    pair = P._SubsampledGaussianReplace(sigma, q)
+    lo, hi = pair.loss_range()
+    eps = np.concatenate([np.linspace(lo, hi, 4001), [0.0, 1e-12, -1e-12]])
+    x = pair._x(eps)
+    assert np.all(np.abs(pair._loss(x) - eps) <= 1e-12 * np.maximum(1.0, np.abs(eps)))
+    assert np.array_equal(pair._x(-eps), -x)
+    assert np.all(np.diff(pair._x(np.sort(eps))) <= 0)  # x(ε) decreasing, as L is
+    gp, gq = pair.tails(np.array([0.0]))  # L > 0 ⟺ X < 0 exactly: P(X < 0) under the mixture
+    assert float(gp[0]) == pytest.approx((1 - q) * 0.5 + q * _phi(1 / sigma), rel=1e-12)
+    assert float(gq[0]) == pytest.approx((1 - q) * 0.5 + q * _phi(-1 / sigma), rel=1e-12)
+
+
 def test_replace_one_costs_more_than_add_remove():
     ev = dpsgd_event(0.01, 1.0, 1000)
     assert _ours(ev, 1e-5, "replace_one") > _ours(ev, 1e-5)

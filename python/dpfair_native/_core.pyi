@@ -147,6 +147,7 @@ def csr_in_domain(
     l1_cap: float = ...,
     l2_cap: float = ...,
 ) -> bool: ...
+def normal_cdf(z: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]: ...
 def clip_group_gradients_csr(
     data: npt.NDArray[np.floating],
     indices: npt.NDArray[np.integer],

@@ -73,10 +73,16 @@ def log_erfc(x) -> np.ndarray:
     """log(erfc(x)) elementwise, finite for every finite x (no underflow for large x)."""
     x = np.asarray(x, dtype=np.float64)
     ax = np.abs(x)
-    out = np.log(erfcx_nonneg(ax))
-    out -= ax * ax  # log erfc(|x|)
+    out = np.log(erfcx_nonneg(np.where(np.isfinite(ax), ax, 0.0)))
+    out -= ax * ax  # log erfc(|x|); −inf at |x| = inf
     neg = x < 0
     if neg.any():
         # x < 0: erfc(x) = 2 − erfc(|x|) = 2 (1 − erfc(|x|)/2)
         out[neg] = _LOG2 + np.log1p(-0.5 * np.exp(out[neg]))
     return out
+
+
+def normal_cdf(z) -> np.ndarray:
+    """Φ(z) = erfc(−z/√2)/2 elementwise, accurate in relative terms in the lower tail (the NumPy twin of
+    ``kernels.normal_cdf``)."""
+    return 0.5 * np.exp(log_erfc(-np.asarray(z, dtype=np.float64) / math.sqrt(2.0)))

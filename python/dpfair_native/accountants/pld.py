@@ -35,12 +35,11 @@ with itself over all steps, since one neighbouring pair fixes the direction of e
 from __future__ import annotations
 
 import math
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from .._validation import check_delta, check_positive
-from ._special import log_erfc
 from .events import (
     DpEvent,
     EventLog,
@@ -53,14 +52,16 @@ from .events import (
 
 __all__ = ["PLDAccountant", "PrivacyLossDistribution"]
 
-_SQRT2 = math.sqrt(2.0)
 # P-mass of a normal tail beyond Z_TAIL standard deviations is below 1e-16
 _Z_TAIL = 8.3
 
 
 def _norm_cdf(z: np.ndarray) -> np.ndarray:
-    """Φ(z), accurate in relative terms for z < 0 (lower tail)."""
-    return 0.5 * np.exp(log_erfc(-np.asarray(z, dtype=np.float64) / _SQRT2))
+    """Φ(z), accurate in relative terms for z < 0 (lower tail); native when the extension is built."""
+    from .. import kernels
+
+    z = np.asarray(z, dtype=np.float64)
+    return kernels.normal_cdf(z.ravel(), backend="native" if kernels.native_available() else "numpy").reshape(z.shape)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -136,8 +137,18 @@ class _SubsampledGaussianAdd:
 
 class _SubsampledGaussianReplace:
     """P = (1−q)N(0, σ²) + qN(−1, σ²), Q = (1−q)N(0, σ²) + qN(1, σ²) (replace-one, see ``events``):
-    L(x) = ln(1 − q + q e^{(−2x−1)/(2σ²)}) − ln(1 − q + q e^{(2x−1)/(2σ²)}), odd and decreasing in x; x(ε) by
-    vectorised safeguarded Newton. Symmetric in (P, Q) (x -> −x)."""
+    L(x) = ln(1 − q + q e^{(−2x−1)/(2σ²)}) − ln(1 − q + q e^{(2x−1)/(2σ²)}), odd and decreasing in x.
+    Symmetric in (P, Q) (x -> −x).
+
+    x(ε) in closed form: with t = e^{x/σ²}, a = e^{−1/(2σ²)} and E = e^ε, L(x) = ε reads
+    (1 − q) + qa/t = E((1 − q) + qat), i.e. Eqa·t² + (E − 1)(1 − q)·t − qa = 0, whose positive root is
+    t = 2qa / (b + √(b² + c²)) with b = (E − 1)(1 − q), c = 2qa√E. As b + √(b² + c²) = c·e^{asinh(b/c)} and
+    b/c = (1 − q) sinh(ε/2) / (qa),
+
+        x(ε) = σ² ln t = −σ² (ε/2 + asinh(((1 − q)/q) e^{1/(2σ²)} sinh(ε/2))),
+
+    odd in ε as L is; the asinh is taken from the logarithm of its argument (ln(2y) once y > e^20), so nothing
+    overflows for small σ."""
 
     def __init__(self, sigma: float, q: float):
         self.sigma, self.q = sigma, q
@@ -153,38 +164,18 @@ class _SubsampledGaussianReplace:
         hi = float(self._loss(np.array([x_lo]))[0])
         return -hi, hi
 
+    def _x(self, eps: np.ndarray) -> np.ndarray:
+        s, q = self.sigma, self.q
+        e = np.abs(eps)
+        with np.errstate(divide="ignore"):  # ln sinh(0/2) = −inf: asinh(0) = 0 below
+            log_y = math.log1p(-q) - math.log(q) + 0.5 / (s * s) + 0.5 * e + np.log(-np.expm1(-e)) - math.log(2.0)
+        big = log_y > 20.0
+        asinh = np.where(big, log_y + math.log(2.0), np.arcsinh(np.exp(np.minimum(log_y, 20.0))))
+        return -np.sign(eps) * (s * s) * (0.5 * e + asinh)
+
     def tails(self, eps: np.ndarray):
         s, q = self.sigma, self.q
-        eps = np.asarray(eps, dtype=np.float64)
-        # |L'| <= 2/σ², so |x(ε)| >= σ²|ε|/2; widen until the bracket holds every ε
-        width = s * s * (float(np.max(np.abs(eps))) + 1.0) + 2.0
-        while float(self._loss(np.array([-width]))[0]) <= float(np.max(eps)):
-            width *= 2.0
-        lo = np.full(eps.shape, -width)  # L(lo) > ε
-        hi = np.full(eps.shape, width)  # L(hi) <= ε (L odd)
-        # safeguarded Newton: a Newton step that leaves the bracket is replaced by bisection
-        c = 1.0 / (2.0 * s * s)
-        lq, l1q = math.log(q), math.log1p(-q)
-        # start from the inverse interpolated on a coarse grid of x (L is monotone), then a few Newton steps
-        grid = np.linspace(-width, width, 4097)
-        x = np.interp(-eps, -self._loss(grid), grid)
-        for _ in range(100):
-            f = self._loss(x) - eps
-            above = f > 0
-            lo = np.where(above, x, lo)
-            hi = np.where(above, hi, x)
-            za = lq + (-2.0 * x - 1.0) * c
-            zb = lq + (2.0 * x - 1.0) * c
-            slope = -2.0 * c * (np.exp(za - np.logaddexp(l1q, za)) + np.exp(zb - np.logaddexp(l1q, zb)))
-            step = np.where(slope < 0, -f / np.where(slope < 0, slope, -1.0), 0.0)
-            new = x + step
-            bad = ~((new > lo) & (new < hi))
-            new = np.where(bad, 0.5 * (lo + hi), new)
-            done = np.abs(new - x) <= 1e-12 * (1.0 + np.abs(x))
-            x = new
-            if done.all():
-                break
-        # x = x(ε) to ~1e-12 relative (a shift of the bucket edges far below the grid h); L(X) > ε ⟺ X < x(ε)
+        x = self._x(np.asarray(eps, dtype=np.float64))  # L(X) > ε ⟺ X < x(ε)
         mid = (1.0 - q) * _norm_cdf(x / s)
         return mid + q * _norm_cdf((x + 1.0) / s), mid + q * _norm_cdf((x - 1.0) / s)
 
@@ -458,7 +449,7 @@ class PLDAccountant(EventLog):
         self._h = check_positive(value_discretization_interval, "value_discretization_interval")
         self._tail = check_delta(tail_mass, "tail_mass")
         self._counts: Dict[DpEvent, int] = {}
-        self._pld = None
+        self._composed: Dict[str, _DiscretePLD] = {}  # per direction, computed on demand
 
     def compose(self, event: DpEvent, count: int = 1, *, label: str = "") -> PLDAccountant:
         """Compose ``count`` runs of ``event``; returns self."""
@@ -468,25 +459,41 @@ class PLDAccountant(EventLog):
         for ev, c in flatten_event(event):
             self._counts[ev] = self._counts.get(ev, 0) + c
         self._record(event, label)
-        self._pld = None
+        self._composed = {}
         return self
 
-    def _distribution(self) -> PrivacyLossDistribution:
-        if self._pld is None:
-            per_dir: Dict[str, List[Tuple[_DiscretePLD, int]]] = {}
-            for ev, c in self._counts.items():
-                for name, pair in _pairs(ev, self._relation).items():
-                    per_dir.setdefault(name, []).append((_discretise(pair, self._h, self._tail), c))
-            dirs = {name: _compose(parts, self._tail) for name, parts in per_dir.items()}
-            self._pld = PrivacyLossDistribution(dirs)
-        return self._pld
+    def _directions(self) -> Dict[str, List[Tuple[object, int]]]:
+        """Per direction ("remove" before "add", or "replace"), the worst-case pair of every event and its count."""
+        per_dir: Dict[str, List[Tuple[object, int]]] = {}
+        for ev, c in self._counts.items():
+            for name, pair in _pairs(ev, self._relation).items():
+                per_dir.setdefault(name, []).append((pair, c))
+        return per_dir
 
-    def get_epsilon(self, delta: float) -> float:
-        """ε such that everything composed so far is (ε, δ)-DP (an upper bound)."""
+    def _direction(self, name: str, parts) -> _DiscretePLD:
+        if name not in self._composed:
+            self._composed[name] = _compose([(_discretise(p, self._h, self._tail), c) for p, c in parts], self._tail)
+        return self._composed[name]
+
+    def _distribution(self) -> PrivacyLossDistribution:
+        parts = self._directions()
+        return PrivacyLossDistribution({name: self._direction(name, p) for name, p in parts.items()})
+
+    def get_epsilon(self, delta: float, *, stop_above: Optional[float] = None) -> float:
+        """ε such that everything composed so far is (ε, δ)-DP (an upper bound).
+
+        ``stop_above``: return as soon as one direction's ε exceeds it, without composing the others; the result
+        is then that direction's ε, a lower bound of the full answer, and both exceed ``stop_above`` (what a
+        calibration that only asks "is ε <= target?" needs, at about half the cost for the σ it rejects)."""
         d = check_delta(delta, "delta")
         if not self._counts:
             return 0.0
-        return self._distribution().get_epsilon(d)
+        worst = 0.0
+        for name, parts in self._directions().items():
+            worst = max(worst, _epsilon_for_delta(self._direction(name, parts), d))
+            if stop_above is not None and worst > stop_above:
+                break
+        return worst
 
     def get_delta(self, epsilon: float) -> float:
         """δ such that everything composed so far is (ε, δ)-DP (an upper bound)."""
