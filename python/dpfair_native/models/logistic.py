@@ -3,7 +3,9 @@
 Both fit with the ``logistic_newton`` kernel: each Newton step is one pass over X giving the scores, the gradient
 and the Hessian of the exact loss; the step minimizes the local quadratic model (with the linear constraint
 |aᵀw| <= τ for the fair variant, which keeps every iterate feasible) and is checked, or shortened, by the slope of
-the loss along it. Neither model is private: ``privacy_spent_ = (inf, 0.0)``.
+the loss along it. On sparse X with many non-zeros per row the unconstrained steps are solved inexactly by
+preconditioned conjugate gradients on Hessian-vector products instead (see ``kernels.logistic_newton``). Neither
+model is private: ``privacy_spent_ = (inf, 0.0)``.
 """
 
 from __future__ import annotations
