@@ -211,12 +211,15 @@ def test_logistic_csr_constraint_and_unsorted():
     assert converged and n_iter == native.n_iter
 
 
-def wide_logistic_data(scale, n=3000, d=200, per_row=30, seed=0, index_dtype=np.int32):
+def wide_logistic_data(scale, n=3000, d=200, per_row=30, seed=0, index_dtype=np.int32, ones=0.0, dtype=np.float64):
     """Rows with 30 non-zeros each (above the 24 per row from which the CSR kernel takes inexact steps); labels
-    from a logistic model whose weights are ``scale`` times N(0, 1) (large: confident fits, far from w = 0)."""
+    from a logistic model whose weights are ``scale`` times N(0, 1) (large: confident fits, far from w = 0).
+    ``ones``: the share of stored values that are exactly 1 (one-hot columns; from about 0.5 the kernel copies
+    the rows into its smaller split form for the products and gradient passes)."""
     rng = np.random.default_rng(seed)
     cols = np.concatenate([rng.choice(d, per_row, replace=False) for _ in range(n)])
-    X = sp.csr_matrix((rng.random(n * per_row), (np.repeat(np.arange(n), per_row), cols)), shape=(n, d))
+    values = np.where(rng.random(n * per_row) < ones, 1.0, rng.random(n * per_row))
+    X = sp.csr_matrix((values.astype(dtype), (np.repeat(np.arange(n), per_row), cols)), shape=(n, d))
     X.indices = X.indices.astype(index_dtype)
     X.indptr = X.indptr.astype(index_dtype)
     y = (rng.random(n) < 1 / (1 + np.exp(-(X @ (scale * rng.normal(size=d))) + 0.3))).astype(float)
@@ -226,12 +229,15 @@ def wide_logistic_data(scale, n=3000, d=200, per_row=30, seed=0, index_dtype=np.
 @pytest.mark.parametrize("scale,alpha", [(1.0, 1e-2), (30.0, 1e-4)])
 @pytest.mark.parametrize("fit_intercept", [True, False])
 @pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
-def test_logistic_csr_inexact_steps_match_reference_and_the_optimum(scale, alpha, fit_intercept, index_dtype):
+@pytest.mark.parametrize("ones,dtype", [(0.0, np.float64), (0.9, np.float64), (0.9, np.float32)])
+def test_logistic_csr_inexact_steps_match_reference_and_the_optimum(scale, alpha, fit_intercept, index_dtype, ones,
+                                                                     dtype):
     """Wide rows take conjugate-gradient steps on Hessian-vector products (more than two passes a step prove it):
     native == NumPy twin step for step and product for product, and the result is the optimum the exact steps of
     the dense path find, to the solver's tolerance; the regularized gradient vanishes there. scale = 30 needs
-    new preconditioners on the way (fits far from w = 0)."""
-    X, y = wide_logistic_data(scale, index_dtype=index_dtype)
+    new preconditioners on the way (fits far from w = 0); ones = 0.9 runs the products and gradient passes on the
+    split copy of the rows."""
+    X, y = wide_logistic_data(scale, index_dtype=index_dtype, ones=ones, dtype=dtype)
     kw = dict(alpha=alpha, fit_intercept=fit_intercept)
     native = kernels.logistic_newton(X, y, n_threads=2, **kw)
     numpy = kernels.logistic_newton(X, y, backend="numpy", **kw)
