@@ -192,6 +192,40 @@ def test_calibration_reports_an_unreachable_target():
         calibrate_noise_multiplier(lambda s: dpsgd_event(0.01, s, 10), 1.0, 1e-5, method="prv")
 
 
+@pytest.mark.parametrize("guess,slope", [(1.3, -2.0), (1.0, -0.5), (130.0, -2.0), (0.0001, -8.0), (1.2, 3.0)])
+@pytest.mark.parametrize("kind", ["power", "step", "wiggly", "flat_then_power"])
+def test_guided_lattice_search_keeps_its_contract(kind, guess, slope):
+    """The PLD calibration's search, on ε functions of several shapes (a power law; a step, where secants are
+    degenerate; a non-monotone wiggle; a plateau) and from good, poor and absurd guesses and slopes: it returns
+    j·tol with ε(j·tol) <= target and (j − 1)·tol evaluated and > target, in few evaluations for the power law."""
+    from dpfair_native.accountants.calibration import _guided_lattice_search
+
+    tol, target = 1e-4, 1.0
+
+    def eps(s):
+        if kind == "power":
+            return (s / 1.23456) ** -2.0
+        if kind == "step":
+            return 5.0 if s < 1.23456 else 0.5
+        if kind == "wiggly":
+            return (s / 1.23456) ** -2.0 * (1.0 + 0.02 * math.sin(3000.0 * s))
+        return 3.0 if s < 0.5 else (s / 1.23456) ** -1.5
+
+    calls = {}
+
+    def eps_of(s):
+        calls[round(s / tol)] = eps(s)
+        return calls[round(s / tol)]
+
+    found = _guided_lattice_search(eps_of, target, guess, slope, tol)
+    j = round(found / tol)
+    assert found == j * tol and calls[j] <= target and (j == 1 or calls[j - 1] > target)
+    if kind == "power":
+        assert j == math.ceil(1.23456 / tol - 1e-9)
+        if guess == 1.3 and slope == -2.0:
+            assert len(calls) <= 4
+
+
 def test_pld_calibration_needs_less_noise_than_rdp():
     args = (1.0, 1e-5, 256 / 36177, 2827)
     s_rdp = A.noise_multiplier_for(*args)

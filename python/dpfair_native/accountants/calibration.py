@@ -169,6 +169,7 @@ def _guided_lattice_search(eps_of, target: float, guess: float, slope: float, to
     Illinois search in it, which is what matters when each evaluation is a PLD."""
     log_t = math.log(target)
     seen: dict = {}  # lattice index -> ε
+    order: list = []  # lattice indices in the order evaluated
     jl, jh = 0, None  # largest evaluated index with ε > target (σ = 0: ε = ∞), smallest with ε <= target
     j = max(1, int(round(guess / tol)))
     width, stalls = math.inf, 0
@@ -176,6 +177,7 @@ def _guided_lattice_search(eps_of, target: float, guess: float, slope: float, to
         if j * tol > _SIGMA_MAX:
             return None
         e = seen[j] = eps_of(j * tol)
+        order.append(j)
         if e <= target:
             jh = j if jh is None else min(jh, j)
         else:
@@ -185,15 +187,20 @@ def _guided_lattice_search(eps_of, target: float, guess: float, slope: float, to
                 return jh * tol
             stalls = stalls + 1 if 2 * (jh - jl) > width else 0
             width = min(width, jh - jl)
-        # root of the secant through the two evaluated points nearest the target in log ε (or of the line with the
-        # given slope through the one point there is)
-        pts = sorted(((abs(math.log(v) - log_t), k, math.log(v)) for k, v in seen.items() if 0 < v < math.inf))
+        # root of the secant through two evaluated points (or of the line with the given slope through the one
+        # there is): inside a bracket the two nearest the target in log ε; before one the last two evaluated (the
+        # search's front; equal ε there, as on a plateau, gives no root, and the search doubles or halves)
+        finite = [k for k in order if 0 < seen[k] < math.inf]
+        if jh is not None and jl > 0:
+            near = sorted(finite, key=lambda k: abs(math.log(seen[k]) - log_t))[:2]
+        else:
+            near = finite[-2:][::-1]
         r = None
-        if len(pts) >= 2 and pts[0][2] != pts[1][2]:
-            (_, k0, l0), (_, k1, l1) = pts[0], pts[1]
+        if len(near) == 2 and seen[near[0]] != seen[near[1]]:
+            (k0, k1), l0, l1 = near, math.log(seen[near[0]]), math.log(seen[near[1]])
             r = k0 * math.exp(math.log(k1 / k0) * (log_t - l0) / (l1 - l0))
-        elif pts and slope < 0:
-            r = pts[0][1] * math.exp((log_t - pts[0][2]) / slope)
+        elif len(near) == 1 and slope < 0:
+            r = near[0] * math.exp((log_t - math.log(seen[near[0]])) / slope)
         if jh is None:  # everything evaluated is infeasible: go up, at least one lattice step, at most 4×
             j = min(4 * j, max(jl + 1, math.ceil(r))) if r is not None and math.isfinite(r) else 2 * j
         elif jl == 0:  # everything evaluated is feasible: go down, at most 4×
