@@ -8,9 +8,9 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <type_traits>
-#include <optional>
 #include <utility>
 #include <vector>
 
@@ -413,8 +413,8 @@ class Newton {
 // residual η_k of Eisenstat & Walker's "choice 2" (SIAM J. Sci. Comput. 17, 1996): η_1 = 1/2,
 // η_k = min(1/2, 0.9 (‖∇_k‖/‖∇_{k−1}‖)²), raised to 0.9 η_{k−1}² while that exceeds 0.1, never below 1e-10. A
 // solve that needs more products than a Hessian pass costs (refresh_after) has the next pass at the new iterate
-// compute the Hessian too, which becomes the preconditioner. Census-style rows (34 non-zeros): 22 products in 7 steps instead of 7
-// Hessian passes of Σ nnz_i²/2 pair updates each.
+// compute the Hessian too, which becomes the preconditioner. Census-style rows (34 non-zeros): 22 products in 7
+// steps instead of 7 Hessian passes of Σ nnz_i²/2 pair updates each.
 constexpr double kCgEtaMax = 0.5;
 constexpr double kCgEtaMin = 1e-10;
 constexpr int kCgMaxIter = 200;
