@@ -760,13 +760,9 @@ struct SplitRows {
              double* bias_out) const {
     double ob = 0.0;
     for (std::ptrdiff_t i = begin; i < end; ++i) {
-      const std::size_t u = static_cast<std::size_t>(i);
-      const std::int64_t o0 = ones_start[u], o1 = ones_start[u + 1], r0 = other_start[u], r1 = other_start[u + 1];
-      const double t = D[i] * (b + sparse_dot(static_cast<const double*>(nullptr), ones.data(), o0, o1, v) +
-                               sparse_dot(value.data(), other.data(), r0, r1, v));
+      const double t = D[i] * (b + dot(i, v));
       ob += t;
-      for (std::int64_t p = o0; p < o1; ++p) out[ones[static_cast<std::size_t>(p)]] += t;
-      for (std::int64_t p = r0; p < r1; ++p) out[other[static_cast<std::size_t>(p)]] += t * value[static_cast<std::size_t>(p)];
+      add_scaled(i, t, out);
     }
     *bias_out += ob;
   }
