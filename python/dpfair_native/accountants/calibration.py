@@ -104,11 +104,14 @@ def epsilon_of_event(
         a = _check_orders(orders)
         return epsilon_of_rdp_event(event, a, d, rel)
     if method == "pld":
-        kw = {}
-        if value_discretization_interval is not None:
-            kw["value_discretization_interval"] = value_discretization_interval
-        return PLDAccountant(rel, **kw).compose(event).get_epsilon(d)
+        return _pld_accountant(rel, value_discretization_interval).compose(event).get_epsilon(d)
     raise ValueError(f"method must be 'rdp' or 'pld', got {method!r}")
+
+
+def _pld_accountant(relation: NeighbouringRelation, value_discretization_interval: Optional[float]) -> PLDAccountant:
+    if value_discretization_interval is None:
+        return PLDAccountant(relation)
+    return PLDAccountant(relation, value_discretization_interval=value_discretization_interval)
 
 
 def _lattice_search(pred_eps, target: float, lo: float, hi: float, e_lo: float, e_hi: float, tol: float) -> float:
@@ -293,24 +296,23 @@ def calibrate_noise_multiplier(
         raise ValueError(f"method must be 'rdp' or 'pld', got {method!r}")
     a = _check_orders(orders)
 
-    def eps_of(sigma: float) -> float:
+    def event_at(sigma: float) -> DpEvent:
         event = make_event(sigma)
         if not isinstance(event, DpEvent):
             raise TypeError(f"make_event must return a DpEvent, got {event!r}")
+        return event
+
+    def eps_of(sigma: float) -> float:
         return epsilon_of_event(
-            event, d, method=method, neighbouring_relation=rel, orders=a,
+            event_at(sigma), d, method=method, neighbouring_relation=rel, orders=a,
             value_discretization_interval=value_discretization_interval,
         )
 
     def pld_decides(sigma: float) -> float:
         """ε(σ) under the PLD, or, when a first direction already exceeds the target, that direction's ε (which
         decides the comparison just as well)."""
-        event = make_event(sigma)
-        if not isinstance(event, DpEvent):
-            raise TypeError(f"make_event must return a DpEvent, got {event!r}")
-        h = value_discretization_interval
-        kw = {} if h is None else {"value_discretization_interval": h}
-        return PLDAccountant(rel, **kw).compose(event).get_epsilon(d, stop_above=target)
+        accountant = _pld_accountant(rel, value_discretization_interval)
+        return accountant.compose(event_at(sigma)).get_epsilon(d, stop_above=target)
 
     accountant = f"delta={d:g}, method={method!r}"
     if method == "pld":
