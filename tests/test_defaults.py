@@ -59,7 +59,14 @@ FAIRDP_IMBALANCE = ("at d = 500 the per-group normalised noise (the small group'
                     "default; the old defaults (M = 5, "
                     "q = 0.01, 5 epochs) gave the majority class; on the held-out generator q = 0.02 and M = 50 "
                     "with learning rate 4 measured no better")
+DPSGDF_BUDGET = ("the default budget is ε = 1 (DEFAULT_TARGET_EPSILON, session 9); the old default σ = 1 spent "
+                 "ε = 3.17 here and reached 0.903 (passing). At ε = 1: 0.838 against the bar 0.858, while "
+                 "DPSGDClassifier reaches 0.900 and Naïve reweighting 0.870. DPSGD-F's bounds C_k = C0·(1 + ratio) "
+                 "have medians 1.65·C0 and 2.51·C0 for the two groups and max_k C_k averages 2.83·C0 over the steps, "
+                 "so its noise σ₂·max_k C_k is 2.8 times DPSGD's at the same σ. Learning rate 0.5 measured 0.877 "
+                 "here, but a default picked on this generator would be tuned on the test, so it is not changed")
 KNOWN_FAILURES = {
+    ("DPSGDFClassifier", "n20k-d500-pos20"): DPSGDF_BUDGET,
     **{(name, "n20k-d20-pos5"): FM_THRESHOLD for name in ("FunctionalMechanismLR", "FairFunctionalMechanismLR", "PFLR",
                                                           "PFLRStar", "PDFC", "ADFC")},
     **{(name, shape): FM_NOISE for name in ("FunctionalMechanismLR", "FairFunctionalMechanismLR", "PFLR", "PFLRStar",

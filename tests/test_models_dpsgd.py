@@ -142,6 +142,41 @@ def test_target_epsilon_calibrates_sigma():
                                       (RECORD_COUNT_NOISE, m.center_noise_multiplier_), method="pld")[0]
 
 
+def _dpsgd_family():
+    from dpfair_native.models import ConstrainedDPSGDClassifier, FairDPClassifier
+
+    return [DPSGDClassifier, DPSGDFClassifier, NaiveReweightedDPSGDClassifier, ConstrainedDPSGDClassifier,
+            FairDPClassifier]
+
+
+@pytest.mark.parametrize("n", [300, 3000])
+@pytest.mark.parametrize("cls", _dpsgd_family())
+def test_default_privacy_is_epsilon_one_whatever_the_data_size(cls, n):
+    """Given neither target_epsilon nor noise_multiplier, every DP-SGD estimator calibrates to ε = 1 at δ = 1e-5.
+    (A fixed σ = 1 spent ε ≈ 24 at 500 rows and 12 at 2,000 with batch 256 and 20 epochs.)"""
+    X, y, s = _data(n=n)
+    m = cls(epochs=2, random_state=0).fit(X, y, sensitive_features=s)
+    assert 0.98 < m.privacy_spent_[0] <= dpsgd_module.DEFAULT_TARGET_EPSILON == 1.0
+    assert m.privacy_spent_[1] == 1e-5
+
+
+@pytest.mark.parametrize("cls", _dpsgd_family())
+def test_target_epsilon_and_noise_multiplier_together_are_refused(cls):
+    X, y, s = _data()
+    with pytest.raises(ValueError, match="not both"):
+        cls(target_epsilon=2.0, noise_multiplier=1.0, epochs=1, random_state=0).fit(X, y, sensitive_features=s)
+
+
+@pytest.mark.parametrize("cls", _dpsgd_family())
+def test_a_given_noise_multiplier_is_the_one_used(cls):
+    """ConstrainedDPSGDClassifier used to calibrate to its default target ε = 1 and ignore noise_multiplier."""
+    X, y, s = _data()
+    m = cls(noise_multiplier=3.0, epochs=1, random_state=0).fit(X, y, sensitive_features=s)
+    # ConstrainedDPSGDClassifier's noise_multiplier is σ_eff of its joint step; the others' is the gradient's σ
+    used = m.effective_noise_multiplier_ if cls.__name__ == "ConstrainedDPSGDClassifier" else m.noise_multiplier_
+    assert used == pytest.approx(3.0, rel=1e-12)
+
+
 @pytest.mark.parametrize("cls", [DPSGDFClassifier, NaiveReweightedDPSGDClassifier])
 def test_group_variants_charge_their_count_releases(cls):
     X, y, s = _data()

@@ -53,11 +53,11 @@ class ConstrainedDPSGDClassifier(_DPSGDBase):
         Slack ε_c in [0, 1) of every constraint |r_{k,e} − r_e| <= ε_c, r_e the rate over all groups (fairlearn's
         ``difference_bound``). The target of training on the training data; held-out disparities add sampling
         error.
-    target_epsilon : float or None, default 1.0
-        Calibrate the noise so that ``privacy_spent_`` meets it at ``delta`` (then ``noise_multiplier`` is
-        ignored). None: use ``noise_multiplier``.
-    noise_multiplier : float, default 1.0
-        σ_eff of each step's joint release when ``target_epsilon`` is None; 0 trains non-privately.
+    target_epsilon : float or None, default None
+        Calibrate the noise so that ``privacy_spent_`` meets it at ``delta``. With neither this nor
+        ``noise_multiplier``: ε = 1 (:data:`~dpfair_native.models.dpsgd.DEFAULT_TARGET_EPSILON`).
+    noise_multiplier : float or None, default None
+        A fixed σ_eff of each step's joint release; 0 trains non-privately. Give it or ``target_epsilon``, not both.
     delta : float, default 1e-5
         δ of the guarantee, in (0, 1).
     clip_norm : float, default 2.0
@@ -228,8 +228,8 @@ class ConstrainedDPSGDClassifier(_DPSGDBase):
         *,
         constraint: str = "demographic_parity",
         bound: float = 0.01,
-        target_epsilon: Optional[float] = 1.0,
-        noise_multiplier: float = 1.0,
+        target_epsilon: Optional[float] = None,
+        noise_multiplier: Optional[float] = None,
         delta: float = 1e-5,
         clip_norm: float = 2.0,
         batch_size: Optional[int] = 512,
@@ -273,11 +273,12 @@ class ConstrainedDPSGDClassifier(_DPSGDBase):
     def _noise_multipliers(self, q, steps, record_count_noise):
         """(σ_g, σ_h) of one step; see the class Notes for the split."""
         ratio = float(self.hist_noise_ratio)
-        if self.target_epsilon is not None:
-            s_eff = calibrate_dpsgd_noise(float(self.target_epsilon), float(self.delta), q, steps, record_count_noise,
+        target, sigma = self._requested_privacy()
+        if target is not None:
+            s_eff = calibrate_dpsgd_noise(float(target), float(self.delta), q, steps, record_count_noise,
                                           method=self.accountant_method)
         else:
-            s_eff = float(self.noise_multiplier)
+            s_eff = float(sigma)
         if s_eff == 0:
             return 0.0, 0.0
         sigma_g = s_eff * math.sqrt(1.0 + 1.0 / ratio**2)

@@ -53,6 +53,7 @@ from .._validation import (
 from ._base import DPClassifierBase
 from ._centering import center_bound, center_noise_multiplier, release_center
 from .dpsgd import (
+    requested_privacy,
     DEFAULT_ACCOUNTANT_METHOD,
     DEFAULT_LEARNING_RATE,
     _DPSGDBase,
@@ -216,17 +217,18 @@ class FairDPClassifier(DPClassifierBase):
 
     Parameters
     ----------
-    noise_multiplier : float >= 0, default 2.2
-        σ (0: non-private). Ignored when ``target_epsilon`` is given. With the other defaults (q = 0.0125, 20
-        epochs, T = 1,600 steps, noisy group counts σ_c = 10) 2.2 spends ε = 0.98 at δ = 1e-5 (PLD).
+    noise_multiplier : float >= 0 or None, default None
+        A fixed σ (0: non-private). Give it or ``target_epsilon``, not both.
     target_epsilon : float or None, default None
-        Calibrate σ so that ``privacy_spent_`` meets it at ``delta``.
+        Calibrate σ so that ``privacy_spent_`` meets it at ``delta``. With neither this nor ``noise_multiplier``:
+        ε = 1 (:data:`~dpfair_native.models.dpsgd.DEFAULT_TARGET_EPSILON`; with the other defaults — q = 0.0125,
+        20 epochs, T = 1,600 steps, noisy group counts σ_c = 10 — σ ≈ 2.2).
     delta : float in (0, 1), default 1e-5
     clip_norm : float or array-like (K,), default 1.0
         C_k, one number or one per group.
     weight_bound : float > 0, default 20.0
         M. The paper's M = 1 bounds every score by ‖x‖ and gave the constant classifier on Adult; a lower M is
-        fairer and less accurate. The defaults M = 20, q = 0.0125, 20 epochs (and σ = 2.2, ε ≈ 1) replace M = 5,
+        fairer and less accurate. The defaults M = 20, q = 0.0125, 20 epochs (and ε = 1, σ ≈ 2.2) replace M = 5,
         q = 0.01, 5 epochs, σ = 1 (ε = 1.38), which predicted the majority class on imbalanced or high-dimensional
         data: with only 500 steps and ‖w‖ <= 5 the noise of the small groups' normalised sums, not the signal, filled
         the weight ball. They were chosen on a validation part of Adult's training data (seed-0 80/20 split, then
@@ -324,7 +326,7 @@ class FairDPClassifier(DPClassifierBase):
     def __init__(
         self,
         *,
-        noise_multiplier: float = 2.2,
+        noise_multiplier: Optional[float] = None,
         target_epsilon: Optional[float] = None,
         delta: float = 1e-5,
         clip_norm=1.0,
@@ -374,16 +376,18 @@ class FairDPClassifier(DPClassifierBase):
     def _noise_multiplier(self, delta: float, q_max: float, steps: int, releases, secure: bool) -> float:
         """σ: ``noise_multiplier``, or calibrated to ``target_epsilon`` with the pre-training releases (the count
         histogram, the centre) composed in."""
-        if self.target_epsilon is None:
-            return float(self.noise_multiplier)
-        return calibrate_dpsgd_noise(float(self.target_epsilon), delta, q_max, steps, releases, secure=secure,
+        target, sigma = requested_privacy(self.target_epsilon, self.noise_multiplier)
+        if target is None:
+            return float(sigma)
+        return calibrate_dpsgd_noise(float(target), delta, q_max, steps, releases, secure=secure,
                                      method=self.accountant_method)
 
     def _center_noise(self, delta: float, q_max: float, steps: int) -> Optional[float]:
         """σ_μ of the centre release (:mod:`._centering`), or None: no centre, or a non-private fit (exact mean)."""
-        if not self.center or (self.target_epsilon is None and float(self.noise_multiplier) == 0.0):
+        target, sigma = requested_privacy(self.target_epsilon, self.noise_multiplier)
+        if not self.center or (target is None and float(sigma) == 0.0):
             return None
-        return center_noise_multiplier(self.target_epsilon, delta, float(self.noise_multiplier), q_max, steps)
+        return center_noise_multiplier(target, delta, sigma, q_max, steps)
 
     def _fit(self, X, y, groups, group_labels, rng):
         n, d = X.shape
