@@ -53,7 +53,6 @@ from .._validation import (
 from ._base import DPClassifierBase
 from ._centering import center_bound, center_noise_multiplier, release_center
 from .dpsgd import (
-    requested_privacy,
     DEFAULT_ACCOUNTANT_METHOD,
     DEFAULT_LEARNING_RATE,
     _DPSGDBase,
@@ -62,6 +61,7 @@ from .dpsgd import (
     dpsgd_privacy_spent,
     poisson_batches,
     prefetched,
+    requested_privacy,
 )
 
 __all__ = [
