@@ -41,6 +41,7 @@ from typing import Dict, Optional, Tuple
 import numpy as np
 
 from ._validation import column_vector
+from .accountants import PrivacySpent
 
 __all__ = [
     "is_dask_collection",
@@ -437,7 +438,7 @@ def _fit_logistic(est, rows: DaskRows, group_labels):
     out = {
         "coef_": w[:d].copy(),
         "intercept_": float(w[d]) if est.fit_intercept else 0.0,
-        "privacy_spent_": (np.inf, 0.0),
+        "privacy_spent_": PrivacySpent(np.inf, 0.0, "none"),
         "n_iter_": n_iter,
         "converged_": converged,
     }

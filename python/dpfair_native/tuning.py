@@ -149,7 +149,7 @@ class PrivateHyperparameterSearch:
     ----------
     best_estimator_ : the fitted estimator (trained on the training part) of the best-scoring run.
     best_params_ : its candidate. best_score_ : its noisy validation score.
-    n_runs_ : K (data-independent). privacy_spent_ : (ε, δ) of the whole search.
+    n_runs_ : K (data-independent). privacy_spent_ : PrivacySpent, (ε, δ) of the whole search (method "rdp").
     run_epsilon_ : ε at δ of one run alone (the largest over the candidates), for comparison.
 
     Notes
@@ -238,7 +238,7 @@ class PrivateHyperparameterSearch:
         return dpsgd_rdp(q, sigma_eff, steps, (RECORD_COUNT_NOISE,), orders)
 
     def fit(self, X, y, *, sensitive_features=None):
-        from .accountants import DEFAULT_RDP_ORDERS, rdp_gaussian, rdp_to_epsilon
+        from .accountants import DEFAULT_RDP_ORDERS, PrivacySpent, rdp_gaussian, rdp_to_epsilon
         from .models.dpsgd import RECORD_COUNT_NOISE
 
         validate_params(self)
@@ -299,7 +299,7 @@ class PrivateHyperparameterSearch:
         self.best_params_ = dict(candidates[j])
         self.n_runs_ = n_runs
         self.gamma_ = gamma
-        self.privacy_spent_ = (float(rdp_to_epsilon(orders, total_rdp, delta)[0]), delta)
+        self.privacy_spent_ = PrivacySpent(rdp_to_epsilon(orders, total_rdp, delta)[0], delta, "rdp")
         self.run_epsilon_ = float(rdp_to_epsilon(orders, np.max(curves, axis=0), delta)[0])
         self.classes_ = classes
         return self

@@ -43,8 +43,10 @@ class PrivacySpent(tuple):
 
     A 2-tuple — it unpacks (``eps, delta = est.privacy_spent_``), indexes and compares like ``(ε, δ)`` — with one
     more attribute, ``method``: "rdp" (Rényi DP, converted at δ), "pld" (privacy-loss distribution, pessimistic
-    discretisation), "exponential" (one pure-DP exponential mechanism), "none" (a non-private run, ``(inf, 0)``),
-    or such names joined by "+" when a fit composes releases accounted separately (e.g. "pld+exponential": the
+    discretisation), "exponential" (one pure-DP exponential mechanism), "basic" (each release's own (ε, δ), summed:
+    basic sequential composition, as the functional-mechanism family, PrivPC and the embeddings account), "none"
+    (no guarantee, ``(inf, 0)``: a non-private run, or a paper-faithful run whose published guarantee does not
+    hold), or such names joined by "+" when a fit composes releases accounted separately (e.g. "pld+exponential": the
     exponential learner's DP-SGD base model, then its selection; ε is then their basic sequential composition).
     """
 

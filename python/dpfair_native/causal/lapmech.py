@@ -12,13 +12,13 @@ ValueError instead of allocating (the thesis notes LapMech is infeasible beyond 
 
 from __future__ import annotations
 
-import math  # noqa: F401
 from typing import Optional
 
 import numpy as np
 
 from .. import _reference
 from .._validation import check_epsilon, check_random_state
+from ..accountants import PrivacySpent
 from ._stats import chi2_critical
 from .graph import CausalGraph, check_names, orient_cpdag
 from .pc import check_alpha, check_codes, check_max_order, skeleton_search
@@ -62,8 +62,8 @@ class LapMechPC:
         Cells of the full table.
     noise_scale_ : float
         Laplace scale per cell (2/ε; 1/ε when ``paper_faithful``).
-    privacy_spent_ : (float, float)
-        (ε, 0), or (2ε, 0) when ``paper_faithful``.
+    privacy_spent_ : PrivacySpent
+        (ε, 0), or (2ε, 0) when ``paper_faithful``; method "basic".
     epsilon_claimed_ : float
         The thesis' figure, ε.
     n_features_in_ : int
@@ -128,6 +128,6 @@ class LapMechPC:
         self.n_cells_ = int(cells)
         self.noise_scale_ = scale
         self.epsilon_claimed_ = eps
-        self.privacy_spent_ = (2.0 * eps if self.paper_faithful else eps, 0.0)
+        self.privacy_spent_ = PrivacySpent(2.0 * eps if self.paper_faithful else eps, 0.0, "basic")
         self.n_features_in_ = p
         return self

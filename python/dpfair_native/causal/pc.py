@@ -24,6 +24,7 @@ import numpy as np
 
 from .. import kernels
 from .._validation import check_X
+from ..accountants import PrivacySpent
 from ._stats import chi2_critical, normal_critical
 from .graph import CausalGraph, check_names, complete_skeleton, orient_cpdag
 
@@ -195,8 +196,8 @@ class PC:
         The last depth (conditioning-set size) run.
     n_features_in_ : int
         p.
-    privacy_spent_ : (float, float)
-        (inf, 0.0): not private.
+    privacy_spent_ : PrivacySpent
+        (inf, 0.0), method "none": not private.
     """
 
     def __init__(self, alpha: float = 0.01, test: str = "auto", max_order: Optional[int] = None, orient: bool = True,
@@ -238,5 +239,5 @@ class PC:
         self.skeleton_, self.sepsets_, self.cpdag_ = skeleton, sepsets, cpdag
         self.depth_ = depth
         self.n_features_in_ = p
-        self.privacy_spent_ = (math.inf, 0.0)
+        self.privacy_spent_ = PrivacySpent(math.inf, 0.0, "none")
         return self

@@ -92,6 +92,7 @@ import numpy as np
 
 from .. import _reference, accountants, kernels
 from .._validation import check_epsilon, check_random_state
+from ..accountants import PrivacySpent
 from ..mechanisms import exponential_mechanism
 from ._stats import chi2_critical, chi2_sf
 from .distance_score import distance_score
@@ -336,9 +337,9 @@ class PrivPC:
         ε scheduled for each order (public: from ε, max_order and the schedule).
     threshold_shifts_ : ndarray, shape (max_order + 1,)
         h of each order.
-    privacy_spent_ : (float, float)
-        (ε, 0) actually spent (sum over the rounds run, ``accountants.compose_sequential``); (inf, 0) when
-        ``paper_faithful``.
+    privacy_spent_ : PrivacySpent
+        (ε, 0) actually spent (sum over the rounds run, ``accountants.compose_sequential``), method "basic";
+        (inf, 0), "none", when ``paper_faithful``.
     epsilon_claimed_ : float
         The budget ε (the thesis' figure); equals ``privacy_spent_[0]`` only when every scheduled round ran.
     rounds_run_, rounds_skipped_ : int
@@ -414,7 +415,8 @@ class PrivPC:
         self.order_epsilons_, self.threshold_shifts_ = budgets, shifts
         self.rounds_run_ = len(spent)
         self.epsilon_claimed_ = eps
-        self.privacy_spent_ = (math.inf, 0.0) if faithful else (accountants.compose_sequential(spent), 0.0)
+        self.privacy_spent_ = (PrivacySpent(math.inf, 0.0, "none") if faithful
+                               else PrivacySpent(accountants.compose_sequential(spent), 0.0, "basic"))
         self.n_features_in_ = p
         return self
 

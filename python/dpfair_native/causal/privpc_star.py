@@ -29,6 +29,7 @@ import numpy as np
 
 from .. import kernels
 from .._validation import check_delta, check_epsilon, check_random_state, check_X
+from ..accountants import PrivacySpent
 from ..mechanisms import analytic_gaussian_sigma
 from .graph import CausalGraph, check_names, orient_cpdag
 from .pc import check_alpha, check_max_order, fisher_z_decider, skeleton_search
@@ -106,8 +107,8 @@ class PrivPCStar:
         Δ₁ or Δ₂ of the release.
     noise_scale_ : float
         Laplace scale or Gaussian σ.
-    privacy_spent_ : (float, float)
-        (ε, 0) or (ε, δ); (inf, 0) when ``paper_faithful``.
+    privacy_spent_ : PrivacySpent
+        (ε, 0) or (ε, δ), method "basic"; (inf, 0), "none", when ``paper_faithful``.
     epsilon_claimed_ : float
         ε.
     n_features_in_ : int
@@ -171,21 +172,21 @@ class PrivPCStar:
         if mech == "laplace":
             scale_ = sens / eps
             noise = rng.laplace(0.0, scale_, size=il[0].size)
-            spent = (eps, 0.0)
+            spent = PrivacySpent(eps, 0.0, "basic")
         else:
             if self.delta is None:
                 raise ValueError("mechanism='gaussian' needs delta (e.g. 1e-5 or 1/n^2)")
             delta = check_delta(self.delta)
             scale_ = analytic_gaussian_sigma(sens, eps, delta)
             noise = rng.normal(0.0, scale_, size=il[0].size)
-            spent = (eps, delta)
+            spent = PrivacySpent(eps, delta, "basic")
         self.release_ = Q[il] + noise  # what is released: the noisy lower triangle (everything else post-processes it)
         N = np.zeros((p, p))
         N[il] = noise
         N = N + np.tril(N, -1).T
         self.sensitivity_, self.noise_scale_ = sens, scale_
         self.epsilon_claimed_ = eps
-        self.privacy_spent_ = (math.inf, 0.0) if self.paper_faithful else spent
+        self.privacy_spent_ = PrivacySpent(math.inf, 0.0, "none") if self.paper_faithful else spent
         return Q + N
 
     def fit(self, X, names=None) -> PrivPCStar:

@@ -7,9 +7,12 @@ thousand vertices.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._validation import check_random_state
+from ..accountants import PrivacySpent
 from ..mechanisms import analytic_gaussian_sigma
 from ._base import EmbeddingBase, check_privacy, constraints_of
 from .factorization import _check_components, truncated_svd
@@ -46,7 +49,8 @@ class DPMatrixBaseline(EmbeddingBase):
     Attributes
     ----------
     embedding_ : ndarray (n, k)
-    privacy_spent_ : (float, float)
+    privacy_spent_ : PrivacySpent
+        (ε, δ) of the one noisy release (method "basic"); (inf, 0), "none", without noise.
     epsilon_claimed_ : float
         Only with ``paper_faithful=True``.
     noise_scale_ : float
@@ -87,18 +91,18 @@ class DPMatrixBaseline(EmbeddingBase):
         M = op.dense()
         fitted = {}
         if not np.isfinite(eps):
-            scale, spent = 0.0, (np.inf, 0.0)
+            scale, spent = 0.0, PrivacySpent(math.inf, 0.0, "none")
         elif self.noise == "laplace":
             l1 = walk_l1_sensitivity(t)
             scale = (PAPER_SENSITIVITY if self.paper_faithful else l1) / eps
             M = M + rng.laplace(0.0, scale, size=M.shape)
-            spent = (l1 / scale, 0.0)
+            spent = PrivacySpent(l1 / scale, 0.0, "basic")
             if self.paper_faithful:
                 fitted["epsilon_claimed_"] = float(eps)
         else:
             scale = analytic_gaussian_sigma(walk_l2_sensitivity(t), eps, delta)
             M = M + rng.normal(0.0, scale, size=M.shape)
-            spent = (float(eps), float(delta))
+            spent = PrivacySpent(eps, delta, "basic")
         U, s, _ = truncated_svd(lambda X: M @ X, lambda X: M.T @ X, n, k, n_iter=int(self.n_iter), rng=rng)
         fitted.update(embedding_=U * s, privacy_spent_=spent, noise_scale_=scale)
         for name, value in fitted.items():

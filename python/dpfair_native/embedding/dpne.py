@@ -22,10 +22,13 @@ with Δ = √2 although the proof needs Σ_i ‖Hᵀ(m_i − m'_i)‖₂, bounde
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import accountants
 from .._validation import NON_NEGATIVE, PROBABILITY, StrOptions, check_random_state
+from ..accountants import PrivacySpent
 from ..mechanisms import analytic_gaussian_sigma
 from ._base import EmbeddingBase, check_privacy, constraints_of
 from .factorization import (
@@ -97,9 +100,9 @@ class DPNE(EmbeddingBase):
     context_ : ndarray (n, k)
         H. Public for "random" (data-independent) and "power" (post-processing of a DP release); not private
         for "svd" and ``paper_faithful``.
-    privacy_spent_ : (float, float)
+    privacy_spent_ : PrivacySpent
         (ε, δ) from ``dpfair_native.accountants`` for what was released: sequential (pure ε) or basic composition
-        of the H and W releases; (inf, 0.0) for a non-private or paper-faithful run.
+        of the H and W releases, method "basic"; (inf, 0.0), "none", for a non-private or paper-faithful run.
     epsilon_claimed_ : float
         Only with ``paper_faithful=True``: the thesis' figure, not a valid bound.
     noise_scale_ : float
@@ -206,11 +209,11 @@ class DPNE(EmbeddingBase):
         releases.append((eps, delta))
         W = _ridge_solve(Y, H, alpha)
         if not np.isfinite(self.epsilon):
-            spent = (np.inf, 0.0)
+            spent = PrivacySpent(math.inf, 0.0, "none")
         elif self.noise == "laplace":
-            spent = (accountants.compose_sequential(e for e, _ in releases), 0.0)
+            spent = PrivacySpent(accountants.compose_sequential(e for e, _ in releases), 0.0, "basic")
         else:
-            spent = accountants.compose_basic(releases)
+            spent = PrivacySpent(*accountants.compose_basic(releases), "basic")
         return {"embedding_": W, "context_": H, "privacy_spent_": spent, "noise_scale_": scale}
 
     def _fit_paper(self, op, k, eps, alpha, rng):
@@ -232,8 +235,8 @@ class DPNE(EmbeddingBase):
                 Hb = H[cols]
                 R = M[:, cols] - W @ Hb.T
                 W += lr * (2.0 * R @ Hb - cols.size / n * (2.0 * alpha * W + N))
-        return {"embedding_": W, "context_": H, "privacy_spent_": (np.inf, 0.0), "noise_scale_": b,
-                "epsilon_claimed_": float(eps)}
+        return {"embedding_": W, "context_": H, "privacy_spent_": PrivacySpent(math.inf, 0.0, "none"),
+                "noise_scale_": b, "epsilon_claimed_": float(eps)}
 
 
 def _ridge_solve(Y, H, alpha):

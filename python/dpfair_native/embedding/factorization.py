@@ -8,9 +8,12 @@ rank-k factorisation M ≈ W Hᵀ with H = V_k, i.e. Eq. 5.4 of the thesis with 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._validation import check_random_state
+from ..accountants import PrivacySpent
 from ._base import EmbeddingBase, constraints_of
 from .graph import WalkOperator
 
@@ -68,8 +71,8 @@ class SVDEmbedding(EmbeddingBase):
     context_ : ndarray (n, k)
         H = V_k (orthonormal columns).
     singular_values_ : ndarray (k,)
-    privacy_spent_ : (inf, 0.0)
-        Not private.
+    privacy_spent_ : PrivacySpent
+        (inf, 0.0), method "none": not private.
     """
 
     _parameter_constraints = constraints_of("n_components", "window", "n_iter", "random_state")
@@ -90,7 +93,7 @@ class SVDEmbedding(EmbeddingBase):
         self.embedding_ = U * s
         self.context_ = V
         self.singular_values_ = s
-        self.privacy_spent_ = (np.inf, 0.0)
+        self.privacy_spent_ = PrivacySpent(math.inf, 0.0, "none")
         return self
 
 

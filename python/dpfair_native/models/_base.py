@@ -87,8 +87,9 @@ class DPClassifierBase:
         Only when X had string column names.
     groups_ : ndarray (K,)
         The group labels in code order, when ``sensitive_features`` were given.
-    privacy_spent_ : (float, float)
-        (ε, δ) of what the fit released.
+    privacy_spent_ : PrivacySpent
+        (ε, δ) of what the fit released, a pair with ``.method``, the accounting that computed it
+        (:class:`~dpfair_native.accountants.PrivacySpent`).
     """
 
     requires_sensitive_features = False

@@ -15,7 +15,7 @@ from typing import Any, Dict, List, NamedTuple, Optional
 import numpy as np
 
 from .._validation import BACKEND, NON_NEGATIVE, POSITIVE_INT, Interval, StrOptions
-from ..accountants import BudgetAccountant
+from ..accountants import BudgetAccountant, PrivacySpent
 from ..domain import FeatureDomain
 from ._base import DPClassifierBase
 from ._functional_core import (
@@ -433,7 +433,7 @@ class FunctionalBase(DPClassifierBase):
         if self.accountant is not None:
             self.accountant.spend(*spent, label=type(self).__name__)
         out = self._post_process(ctx, plan, noisy, scale)
-        out.update(privacy_spent_=(float(spent[0]), float(spent[1])),
+        out.update(privacy_spent_=PrivacySpent(spent[0], spent[1], "basic" if math.isfinite(spent[0]) else "none"),
                    sensitivity_={blk.label: blk.sensitivity for blk in plan.blocks}, sensitive_mean_=s_mean,
                    selected_features_=np.arange(ctx.d0) if columns is None else columns, selection_=selection)
         claimed = self._claimed(ctx)
@@ -561,8 +561,9 @@ _COMMON_PARAMETERS = """\
 _COMMON_ATTRIBUTES = """\
     coef_, intercept_, classes_, n_features_in_, feature_names_in_
         As every classifier of the package (:class:`~dpfair_native.models.DPClassifierBase`).
-    privacy_spent_ : (float, float)
-        (ε, δ) of the release by basic composition of its blocks (and the s̄ count).
+    privacy_spent_ : PrivacySpent
+        (ε, δ) of the release by basic composition of its blocks (and the s̄ count): method "basic" ("none" for
+        ``epsilon=inf``).
     noisy_coefficients_ : ndarray (P,)
         The released packed Taylor coefficients.
     noise_scale_ : ndarray (P,)

@@ -10,10 +10,13 @@ model is private: ``privacy_spent_ = (inf, 0.0)``.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import kernels
 from .._validation import BACKEND, NON_NEGATIVE, POSITIVE, POSITIVE_INT
+from ..accountants import PrivacySpent
 from ._base import DPClassifierBase
 
 __all__ = ["LogisticRegression", "FairLogisticRegression"]
@@ -30,7 +33,7 @@ def _fit_newton(est, X, y, constraint=None):
     return {
         "coef_": fit.w[:d].copy(),
         "intercept_": float(fit.w[d]) if est.fit_intercept else 0.0,
-        "privacy_spent_": (np.inf, 0.0),
+        "privacy_spent_": PrivacySpent(math.inf, 0.0, "none"),
         "n_iter_": fit.n_iter,
         "converged_": fit.converged,
     }
@@ -59,7 +62,8 @@ class LogisticRegression(DPClassifierBase):
     ----------
     coef_, intercept_, classes_, n_features_in_, feature_names_in_
         As every classifier of the package (:class:`~dpfair_native.models.DPClassifierBase`).
-    privacy_spent_ : (inf, 0.0)
+    privacy_spent_ : PrivacySpent
+        (inf, 0.0), method "none": not private.
     n_iter_ : int
     converged_ : bool
 

@@ -1,0 +1,76 @@
+"""Every fitted object of the package reports ``privacy_spent_`` as a PrivacySpent: the (ε, δ) pair plus the name
+of the accounting that produced it (the accountants' docstring promises it; the functional-mechanism family, the
+embeddings, the causal learners and the tuner used to return bare tuples without ``.method``)."""
+
+import numpy as np
+import pytest
+
+from dpfair_native import causal, embedding, models
+from dpfair_native.accountants import PrivacySpent
+
+ESTIMATORS = {  # name -> (extra parameters, the method of a default private fit)
+    "LogisticRegression": ({}, "none"),
+    "FairLogisticRegression": ({}, "none"),
+    "FunctionalMechanismLR": ({}, "basic"),
+    "FairFunctionalMechanismLR": ({}, "basic"),
+    "PFLR": ({}, "basic"),
+    "PFLRStar": ({}, "basic"),
+    "PDFC": ({}, "basic"),
+    "ADFC": ({}, "basic"),
+    "DPSGDClassifier": ({"epochs": 1}, "pld"),
+    "DPSGDFClassifier": ({"epochs": 1}, "pld"),
+    "NaiveReweightedDPSGDClassifier": ({"epochs": 1}, "pld"),
+    "ConstrainedDPSGDClassifier": ({"epochs": 1}, "pld"),
+    "FairDPClassifier": ({"epochs": 1}, "pld"),
+    "ExponentialMechanismFairLearner": ({"min_group_positives": 1}, "pld+exponential"),
+}
+
+
+def _check(spent, method):
+    assert isinstance(spent, PrivacySpent) and spent.method == method
+    eps, delta = spent
+    assert (spent.epsilon, spent.delta) == (eps, delta) and eps > 0 and 0 <= delta < 1
+
+
+def test_every_exported_estimator_is_listed():
+    classes = {name for name in models.__all__ if isinstance(getattr(models, name), type)}
+    assert set(ESTIMATORS) == classes - {"DPClassifierBase", "FairDPCertificate", "NotFittedError"}
+
+
+@pytest.mark.parametrize("name", list(ESTIMATORS))
+def test_estimators_name_their_accounting(name):
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(800, 4))
+    s = (rng.uniform(size=800) < 0.4).astype(np.int64)
+    y = (X[:, 0] + 0.5 * s + 0.3 * rng.normal(size=800) > 0.7).astype(np.int64)
+    params, method = ESTIMATORS[name]
+    m = getattr(models, name)(random_state=0, **params).fit(X, y, sensitive_features=s)
+    _check(m.privacy_spent_, method)
+
+
+def test_functional_mechanism_without_noise_is_not_private():
+    X = np.random.default_rng(1).uniform(size=(200, 3))
+    y = (X[:, 0] > 0.5).astype(np.int64)
+    m = models.FunctionalMechanismLR(epsilon=np.inf).fit(X, y)
+    assert m.privacy_spent_ == (np.inf, 0.0) and m.privacy_spent_.method == "none"
+
+
+def test_embeddings_and_causal_learners_name_their_accounting():
+    graph = embedding.planted_partition(200, 2, mean_degree=8.0, ratio=5.0, sparse=False, random_state=0)
+    _check(embedding.DPNE(4, epsilon=1.0, random_state=0).fit(graph.adjacency).privacy_spent_, "basic")
+    _check(embedding.DPNE(4, epsilon=1.0, delta=1e-5, noise="gaussian", random_state=0)
+           .fit(graph.adjacency).privacy_spent_, "basic")
+    assert embedding.DPNE(4, epsilon=np.inf, random_state=0).fit(graph.adjacency).privacy_spent_.method == "none"
+    _check(embedding.DPMatrixBaseline(4, epsilon=1.0, random_state=0).fit(graph.adjacency).privacy_spent_, "basic")
+    assert embedding.SVDEmbedding(4, random_state=0).fit(graph.adjacency).privacy_spent_.method == "none"
+
+    bn = causal.random_categorical_network(5, 0.3, random_state=0)
+    X = bn.sample(2000, random_state=1)
+    assert causal.PC().fit(X, n_categories=bn.n_categories).privacy_spent_.method == "none"
+    _check(causal.PrivPC(epsilon=1.0, random_state=0).fit(X, n_categories=bn.n_categories).privacy_spent_, "basic")
+    assert causal.PrivPC(epsilon=1.0, paper_faithful=True, random_state=0).fit(
+        X, n_categories=bn.n_categories).privacy_spent_.method == "none"
+    _check(causal.LapMechPC(epsilon=1.0, random_state=0).fit(X, n_categories=bn.n_categories).privacy_spent_,
+           "basic")
+    Z = causal.random_gaussian_network(5, 0.3, random_state=2).sample(2000, random_state=3)
+    _check(causal.PrivPCStar(epsilon=1.0, clip_norm=5.0, random_state=0).fit(Z).privacy_spent_, "basic")
