@@ -4,7 +4,8 @@ Functional mechanism (replace-one neighbours): LogisticRegression and FairLogist
 baselines), FunctionalMechanismLR (PrivLR; Laplace or relaxed Gaussian), FairFunctionalMechanismLR (the library's
 DP + fair default), PFLR, PFLRStar, PDFC, ADFC.
 DP-SGD (add/remove neighbours, Poisson sampling): DPSGDClassifier, DPSGDFClassifier, NaiveReweightedDPSGDClassifier,
-FairDPClassifier. Exponential mechanism: ExponentialMechanismFairLearner.
+FairDPClassifier, ConstrainedDPSGDClassifier (their default budget: ε = 1). Exponential mechanism:
+ExponentialMechanismFairLearner.
 """
 
 from ._base import DPClassifierBase, NotFittedError
