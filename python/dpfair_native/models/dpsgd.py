@@ -29,7 +29,9 @@ come from ChaCha20 keyed by the OS CSPRNG (``secrets``) when ``random_state`` is
 (reproducible research runs; no guarantee against whoever knows the seed). Accounting: each step is
 1/(2σ_eff²)-zCDP (discrete Gaussian, CKS Thm 14), Poisson subsampling by the general RDP bound of Zhu & Wang (2019)
 (:mod:`dpfair_native._secure_accounting`) — about 10–15% more ε than the float path at the same σ (the
-continuous-Gaussian formula does not cover the discrete noise); ``target_epsilon`` calibrates with that bound. The
+continuous-Gaussian formula does not cover the discrete noise); ``target_epsilon`` calibrates with that bound. That
+bound's factor 3 leaves a σ-independent cost per step, so a large sampling rate with many steps has an ε floor (q =
+0.05 and 380 steps: ε >= 1.9 however large σ; a ValueError says so): use a smaller ``batch_size`` there. The
 record count gets exact discrete Gaussian noise too (its RDP α/(2σ_n²) holds for the discrete Gaussian, CKS). The
 batch selection still uses NumPy's Generator and floating-point geometric gaps (not part of the noise channel).
 Default False: the float path is the papers' and the one the thesis' numbers use; see bench/RESULTS.md for the cost.
@@ -308,10 +310,21 @@ def _calibrate(sample_rate, target, steps, delta, count_noise_multipliers, secur
     def eps_of(sigma: float) -> float:
         return dpsgd_privacy_spent(sample_rate, sigma, steps, delta, count_noise_multipliers, secure=True)[0]
 
-    if eps_of(1e6) > target:
+    floor = eps_of(1e6)
+    if floor > target:
+        counts = dpsgd_privacy_spent(sample_rate, 1.0, 0, delta, count_noise_multipliers, secure=True)[0]
+        if counts > target:
+            raise ValueError(
+                f"target_epsilon={target} is used up by the count releases alone (noise multipliers "
+                f"{list(count_noise_multipliers)}); raise the target or the count noise"
+            )
+        # Zhu & Wang's general bound keeps a σ-independent term (its factor 3), so T steps at rate q cost at least
+        # about this much whatever σ is.
         raise ValueError(
-            f"target_epsilon={target} is used up by the count releases alone (noise multipliers "
-            f"{list(count_noise_multipliers)}); raise the target or the count noise"
+            f"target_epsilon={target} is out of reach with secure=True at sample rate {sample_rate:.4g} and {steps} "
+            f"steps: the discrete-Gaussian RDP bound stays at epsilon >= {floor:.3g} however large the noise "
+            f"multiplier; raise the target, or take fewer steps or a lower sample rate (smaller batch_size), or use "
+            f"secure=False"
         )
     return search_noise_multiplier(eps_of, target, 1e-4, accountant="the discrete-Gaussian RDP bound")
 
