@@ -536,7 +536,7 @@ GROUPS = [[2, 3, 4], [5, 6]]
 
 def in_domain(X, lower=0.0, upper=1.0, l1=None, l2=None):
     """(native, numpy twin, numpy twin with pair sums) of csr_in_domain."""
-    lo, up = np.full(X.shape[1], lower), np.full(X.shape[1], upper)
+    lo, up = (np.broadcast_to(np.asarray(b, dtype=float), (X.shape[1],)).copy() for b in (lower, upper))
     args = (X, lo, up, GROUPS, l1, l2)
     S = (X.T @ X).toarray()
     return (kernels.csr_in_domain(*args), kernels.csr_in_domain(*args, backend="numpy"),
@@ -583,6 +583,17 @@ def test_csr_in_domain_failures_match_reference(fault):
         assert X.nnz > one_hot_csr(seed=3).nnz
         assert in_domain(X) == (True, True, True)
         return
+    assert in_domain(X, lower=lower) == (False, False, False)
+
+
+def test_csr_in_domain_implicit_zeros_only_matter_where_bounds_exclude_zero():
+    """Only the column-count check can see these: every stored value is within its bounds."""
+    X = one_hot_csr(seed=4)
+    assert np.all(np.diff(X.indptr) >= 1) and X[:, 0].nnz == X.shape[0]  # column 0 is stored in every row
+    lower = np.zeros(7)
+    lower[0] = X[:, 0].data.min()  # excludes 0, but no row of column 0 has an implicit zero
+    assert in_domain(X, lower=lower) == (True, True, True)
+    lower[6] = 1.0  # column 6 stores only 1.0s, and most rows hold an implicit zero there
     assert in_domain(X, lower=lower) == (False, False, False)
 
 
