@@ -131,7 +131,6 @@ def test_dpsgd_secure_target_epsilon_is_met():
         assert est.privacy_spent_[0] <= 2.0 + 1e-9
 
 
-
 def test_dpsgd_secure_unreachable_target_says_why():
     """The general subsampling bound keeps a σ-independent term, so some (q, T) cannot reach a target whatever σ;
     the error says so (it used to blame the count releases), and a tiny target still blames the counts."""
@@ -140,6 +139,7 @@ def test_dpsgd_secure_unreachable_target_says_why():
         DPSGDClassifier(target_epsilon=1.0, batch_size=100, epochs=20, secure=True, random_state=0).fit(X, y)
     with pytest.raises(ValueError, match="used up by the count releases alone"):
         DPSGDClassifier(target_epsilon=0.01, batch_size=100, epochs=1, secure=True, random_state=0).fit(X, y)
+
 
 @pytest.mark.parametrize("group_sizes", [None, (120, 180)])
 def test_fairdp_secure_accounting(group_sizes):
