@@ -7,7 +7,12 @@ import pytest
 
 from dpfair_native.accountants import DEFAULT_RDP_ORDERS, rdp_gaussian, rdp_to_epsilon
 from dpfair_native.datasets import make_fair_classification
-from dpfair_native.models import ConstrainedDPSGDClassifier, DPSGDClassifier, FunctionalMechanismLR
+from dpfair_native.models import (
+    ConstrainedDPSGDClassifier,
+    DPSGDClassifier,
+    DPSGDFClassifier,
+    FunctionalMechanismLR,
+)
 from dpfair_native.tuning import (
     PrivateHyperparameterSearch,
     sample_tnb,
@@ -73,7 +78,8 @@ def test_search_charges_at_least_one_run_and_picks_a_candidate():
     search = PrivateHyperparameterSearch(base, cands, mean_runs=3, constraint="demographic_parity", random_state=0)
     search.fit(X, y, sensitive_features=s)
     assert search.best_params_ in cands
-    assert search.n_runs_ >= 1
+    assert not hasattr(search, "n_runs_")  # K stays secret (Papernot & Steinke bound the best of a hidden K)
+    assert search.best_estimator_.random_state is None  # its generator's state would tell K and, rewound, the noise
     eps, delta = search.privacy_spent_
     assert delta == 1e-5
     assert eps >= search.run_epsilon_ >= 0.99  # the run alone is ~ its target; the selection costs more
@@ -96,3 +102,34 @@ def test_search_rejects_estimators_it_cannot_account_and_non_private_candidates(
         PrivateHyperparameterSearch(DPSGDClassifier(), [], random_state=0).fit(X, y)
     with pytest.raises(ValueError, match="mean_runs"):
         PrivateHyperparameterSearch(DPSGDClassifier(), [{}], mean_runs=1.0, random_state=0).fit(X, y)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: DPSGDClassifier(noise_multiplier=1.0, epochs=2, accountant_method="rdp", backend="numpy"),
+    lambda: DPSGDClassifier(target_epsilon=1.0, epochs=2, accountant_method="rdp", backend="numpy"),
+    lambda: ConstrainedDPSGDClassifier(noise_multiplier=1.0, epochs=2, accountant_method="rdp", backend="numpy"),
+])
+@pytest.mark.parametrize("center", [True, False])
+def test_a_candidates_curve_charges_every_release_its_fit_makes(make, center):
+    """candidate_rdp at the run's q, converted at δ, equals the fitted run's own RDP privacy_spent_ — with the centre
+    release of center=True too (it was left out: the search under-charged every run by the centre's cost)."""
+    X, y, s = _data()
+    est = make().set_params(center=center, sample_rate=0.05, random_state=0)
+    est.fit(X, y, sensitive_features=s) if est.requires_sensitive_features else est.fit(X, y)
+    curve = PrivateHyperparameterSearch.candidate_rdp(make().set_params(center=center, sample_rate=0.05), 0.05,
+                                                      ORDERS)
+    assert rdp_to_epsilon(ORDERS, curve, 1e-5)[0] == pytest.approx(est.privacy_spent_[0], rel=1e-9)
+
+
+def test_group_aware_runs_get_the_declared_groups():
+    """A record of a declared group the training part lacks must not change the runs' group set (groups_ and the
+    shape of step_bounds_ would release it)."""
+    X, y, s = _data()
+    s = s.astype(np.int64)
+    s[:5] = 2  # five records of a third group; with validation_fraction 0.99 most runs' training parts lack it
+    search = PrivateHyperparameterSearch(DPSGDFClassifier(target_epsilon=1.0, epochs=1, backend="numpy"),
+                                         [dict(learning_rate=0.5)], mean_runs=2, validation_fraction=0.99,
+                                         declared_groups=[0, 1, 2], random_state=0)
+    search.fit(X, y, sensitive_features=s)
+    assert list(search.best_estimator_.groups_) == [0, 1, 2]
+    assert search.best_estimator_.step_bounds_.shape[1] == 3

@@ -143,13 +143,19 @@ class PrivateHyperparameterSearch:
     delta : float, default 1e-5
         δ at which ``privacy_spent_`` is reported.
     declared_groups : sequence or None
+        The public group labels, passed on to every run (None: the distinct values of ``sensitive_features``,
+        which then become public).
     random_state : None, int or Generator
+        None for a real release (OS entropy). An int or a Generator makes the search reproducible and voids the
+        guarantee against whoever knows it (a Generator's state after the search also tells how many runs there
+        were, which the bound needs secret).
 
     Attributes
     ----------
-    best_estimator_ : the fitted estimator (trained on the training part) of the best-scoring run.
+    best_estimator_ : the fitted estimator (trained on the training part) of the best-scoring run; its
+        ``random_state`` is reset to None (its own generator is not kept).
     best_params_ : its candidate. best_score_ : its noisy validation score.
-    n_runs_ : K (data-independent). privacy_spent_ : PrivacySpent, (ε, δ) of the whole search (method "rdp").
+    privacy_spent_ : PrivacySpent, (ε, δ) of the whole search (method "rdp").
     run_epsilon_ : ε at δ of one run alone (the largest over the candidates), for comparison.
 
     Notes
@@ -171,7 +177,12 @@ class PrivateHyperparameterSearch:
     release. The selection of the best of K ~ D_{η,γ} runs is then (λ, ε'(λ))-RDP with Papernot & Steinke's
     Theorem 2, :func:`tnb_selection_rdp`; the release of ñ_tr composes with it (+λ/(2σ_n²)), and
     ``privacy_spent_`` converts the total to (ε, δ) with the RDP accountant's conversion. Only the best run's
-    output is released: the other runs' scores and models are discarded (releasing them would void the bound).
+    output is released: the other runs' scores and models are discarded (releasing them would void the bound), and
+    so is K itself — the theorem bounds the best of a secret number of runs; with K known, the best of K runs costs
+    roughly K runs' worth (no ``n_runs_`` attribute, and each run draws its noise from a generator of its own).
+    Each run's curve ε_c includes every release its fit makes: the record count, the centre (``center=True``) and
+    the steps; group-aware runs get ``declared_groups`` (the search's labels), so which groups the training part
+    holds is not released.
     """
 
     _parameter_constraints = {
@@ -233,9 +244,14 @@ class PrivateHyperparameterSearch:
                              "steps need the secure RDP bound); tune with secure=False")
         q = float(sample_rate)
         steps = int(estimator.epochs) * max(1, int(round(1.0 / q)))
-        sigma, sigma_count = estimator._noise_multipliers(q, steps, (RECORD_COUNT_NOISE,))
+        # the releases before training, as the fit makes them: the record count, then the centre (if any)
+        before = (RECORD_COUNT_NOISE,)
+        sigma_mu = estimator._center_noise(q, steps)
+        if sigma_mu is not None:
+            before += (sigma_mu,)
+        sigma, sigma_count = estimator._noise_multipliers(q, steps, before)
         sigma_eff = estimator._effective_sigma(sigma, sigma_count)
-        return dpsgd_rdp(q, sigma_eff, steps, (RECORD_COUNT_NOISE,), orders)
+        return dpsgd_rdp(q, sigma_eff, steps, before, orders)
 
     def fit(self, X, y, *, sensitive_features=None):
         from .accountants import DEFAULT_RDP_ORDERS, PrivacySpent, rdp_gaussian, rdp_to_epsilon
@@ -273,7 +289,8 @@ class PrivateHyperparameterSearch:
                 if b is None:
                     raise ValueError("each candidate needs batch_size or sample_rate")
                 est.set_params(sample_rate=min(1.0, float(b) / n_tr_est))
-            est.set_params(random_state=rng)
+            if sensitive_features is not None and "declared_groups" in est.get_params():
+                est.set_params(declared_groups=labels)  # else a run's groups_ would say which groups it saw
             curves.append(self.candidate_rdp(est, est.sample_rate, orders))
             models.append(est)
         run_rdp = np.maximum(np.max(curves, axis=0), rdp_gaussian(sigma_v, orders))
@@ -285,9 +302,12 @@ class PrivateHyperparameterSearch:
         best = None
         for _ in range(n_runs):
             j = int(rng.integers(len(candidates)))
-            est = _clone(models[j]).set_params(random_state=rng)
+            # a generator of its own, dropped after the fit: the shared one's state would tell how many runs came
+            # before (K is secret) and, rewound, their noise
+            est = _clone(models[j]).set_params(random_state=np.random.default_rng(rng.integers(2**63)))
             kw = {"sensitive_features": labels[gtr]} if sensitive_features is not None else {}
             est.fit(Xtr, classes[ytr.astype(np.int64)], **kw)
+            est.set_params(random_state=None)
             pred = (est.decision_function(Xv) > 0).astype(np.int64)
             hist = np.zeros((K, 2, 2))
             np.add.at(hist, (gv, yv, pred), 1.0)
@@ -297,7 +317,6 @@ class PrivateHyperparameterSearch:
                 best = (score, j, est)
         self.best_score_, j, self.best_estimator_ = best
         self.best_params_ = dict(candidates[j])
-        self.n_runs_ = n_runs
         self.gamma_ = gamma
         self.privacy_spent_ = PrivacySpent(rdp_to_epsilon(orders, total_rdp, delta)[0], delta, "rdp")
         self.run_epsilon_ = float(rdp_to_epsilon(orders, np.max(curves, axis=0), delta)[0])

@@ -385,6 +385,13 @@ class _DPSGDBase(DPClassifierBase):
             return sigma
         return 1.0 / math.sqrt(1.0 / sigma_count**2 + 1.0 / sigma**2)
 
+    def _center_noise(self, q: float, steps: int) -> Optional[float]:
+        """σ_μ of the centre release a private fit with (q, T) makes, or None (center=False, non-private)."""
+        if not self.center or not self._private():
+            return None
+        target, sigma = self._requested_privacy()
+        return center_noise_multiplier(target, float(self.delta), sigma, q, steps)
+
     # -- fit -----------------------------------------------------------------------------------------------
     def _release_center(self, X, n_estimate: float, q: float, steps: int, record_count_noise: Tuple[float, ...],
                         keys, rng) -> Tuple[Optional[np.ndarray], Tuple[float, ...], Optional[float]]:
@@ -397,8 +404,7 @@ class _DPSGDBase(DPClassifierBase):
             return None, record_count_noise, None
         if not self._private():
             return release_center(X, n_estimate, 0.0, 1.0, rng), record_count_noise, None
-        target, sigma = self._requested_privacy()
-        sigma_mu = center_noise_multiplier(target, float(self.delta), sigma, q, steps)
+        sigma_mu = self._center_noise(q, steps)
         bound = center_bound(X.shape[1], getattr(self, "_input_domain", None))
         center = release_center(X, n_estimate, sigma_mu, bound, rng, keys)
         return center, record_count_noise + (sigma_mu,), sigma_mu
