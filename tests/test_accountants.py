@@ -308,6 +308,25 @@ def test_budget_accountant_refuses_before_overspend():
         pure.spend(0.1, 1e-9)  # a pure-DP budget accepts no delta
 
 
+def test_copies_of_an_estimator_spend_from_the_same_budget():
+    """scikit-learn's clone deep-copies parameters: each clone in cross_val_score/GridSearchCV used to get a private
+    copy of the accountant, so five ε = 1 fits ran under an ε = 1 budget and it still read (0, 0)."""
+    import copy
+
+    from sklearn.base import clone
+
+    from dpfair_native.models import FunctionalMechanismLR
+
+    acc = BudgetAccountant(1.0)
+    est = FunctionalMechanismLR(epsilon=0.6, accountant=acc, random_state=0)
+    assert clone(est).accountant is acc and copy.deepcopy(acc) is acc and copy.copy(acc) is acc
+    X, y = np.random.default_rng(0).uniform(size=(200, 3)), np.arange(200) % 2
+    clone(est).fit(X, y)
+    assert acc.spent == (pytest.approx(0.6), 0.0)
+    with pytest.raises(BudgetExceededError):
+        clone(est).fit(X, y)
+
+
 # ------------------------------------------------------------------------------------------------ inputs
 
 

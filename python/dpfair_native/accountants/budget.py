@@ -100,6 +100,15 @@ class BudgetAccountant:
         self.epsilon = check_epsilon(self.epsilon, "epsilon", allow_inf=True)
         self.delta = check_delta(self.delta, "delta", allow_zero=True)
 
+    def __copy__(self) -> BudgetAccountant:
+        return self
+
+    def __deepcopy__(self, memo) -> BudgetAccountant:
+        """One budget is one ledger: a copy — e.g. scikit-learn's ``clone`` of an estimator holding it, as
+        ``cross_val_score`` and ``GridSearchCV`` make — is this same accountant, so every copy spends from it.
+        (A pickled accountant is restored as an independent ledger with the same log.)"""
+        return self
+
     @property
     def log(self) -> List[BudgetEntry]:
         return list(self._log)
