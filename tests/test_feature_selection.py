@@ -95,6 +95,10 @@ def test_select_features_bad_input_says_how_to_fix(kwargs, match):
                         np.random.default_rng(0), **args)
     with pytest.raises(ValueError, match="columns"):
         select_features(X, y, FeatureDomain.unit_box(39), 3, 1.0, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="0/1 labels"):  # the count's and the utilities' sensitivities assume 0/1
+        select_features(X, 5 * y, FeatureDomain.unit_box(40), 3, 1.0, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="0/1 labels"):
+        relevance_scores(X, 2.0 * y - 1.0, FeatureDomain.unit_box(40), 0.5)
 
 
 def test_restrict_domain_keeps_bounds_groups_and_caps():

@@ -62,6 +62,15 @@ def _box(domain, d: int):
     return lo, hi
 
 
+def _labels01(y) -> np.ndarray:
+    """y as floats, refused unless every label is 0 or 1 (the sensitivities above assume it)."""
+    y = np.asarray(y, dtype=np.float64)
+    if not np.all((y == 0.0) | (y == 1.0)):
+        raise ValueError("y must hold 0/1 labels (the selection's sensitivities assume them); encode the classes "
+                         "as 0 and 1 first")
+    return y
+
+
 def relevance_scores(X, y, domain, q: float, *, policy: str = "clip") -> np.ndarray:
     """u_j = |Σ_i (clip(x_ij) − m_j)(y_i − q)| / w_j for every column (0 where w_j = 0); see the module notes.
 
@@ -72,7 +81,7 @@ def relevance_scores(X, y, domain, q: float, *, policy: str = "clip") -> np.ndar
         raise ValueError(f"policy must be 'clip' or 'raise', got {policy!r}")
     n, d = X.shape
     lo, hi = _box(domain, d)
-    r = np.asarray(y, dtype=np.float64) - float(q)
+    r = _labels01(y) - float(q)
     if r.shape != (n,):
         raise ValueError(f"y must have one label per row of X ({n}), got shape {r.shape}")
     mid, width = 0.5 * (lo + hi), hi - lo
@@ -172,7 +181,7 @@ def select_features(X, y, domain, k: int, epsilon: float, rng, *, policy: str = 
     if rounds == 0 or int(k) == d:
         cols = np.arange(d) if int(k) == d else np.asarray(required, dtype=np.int64)
         return FeatureSelection(cols, float("nan"), float("nan"), 0.0, d)
-    y = np.asarray(y, dtype=np.float64)
+    y = _labels01(y)
     eps_count = COUNT_SHARE * float(epsilon)
     count = float(mechanisms.laplace_mechanism(np.array([y.sum()]), 1.0, eps_count, random_state=rng)[0])
     q = float(np.clip(count / n, 0.0, 1.0))
