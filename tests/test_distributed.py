@@ -105,6 +105,18 @@ def test_functional_noiseless_coefficients_equal(client, data, make):
     assert np.max(np.abs(w_dsk - w_mem)) <= 1e-9 * np.max(np.abs(w_mem))
 
 
+def test_functional_refinement_rounds_equal(client, data):
+    """The refinement rounds' gradients are per-partition sums too: same release, same model as in memory."""
+    X, y, s = data
+    kw = dict(epsilon=1.0, refinement_rounds=2, random_state=3)
+    mem = FairFunctionalMechanismLR(**kw).fit(X, y, sensitive_features=s)
+    dsk = FairFunctionalMechanismLR(**kw).fit(*_dask(X, y, s)[:2], sensitive_features=_dask(X, y, s)[2])
+    assert dsk.refinement_rounds_ == mem.refinement_rounds_ == 2
+    np.testing.assert_allclose(dsk.refinement_gradients_, mem.refinement_gradients_, rtol=1e-9, atol=1e-8)
+    np.testing.assert_allclose(np.append(dsk.coef_, dsk.intercept_), np.append(mem.coef_, mem.intercept_),
+                               rtol=1e-8, atol=1e-9)
+
+
 def test_logistic_regression_equal(client, data):
     X, y, s = data
     mem = LogisticRegression().fit(X, y)

@@ -198,10 +198,19 @@ def _taylor_block(X, y, s, classes, labels, domain, policy, offset_mean, fit_int
     return taylor_terms_in_domain(domain, policy, X, a, 0.125, **kwargs)
 
 
+def _gradient_block(X, y, classes, domain, policy, w, fit_intercept, n_threads, backend):
+    """One partition's logistic-loss gradient at w over its rows projected into the domain."""
+    from .models._functional_core import logistic_gradient_in_domain
+
+    return logistic_gradient_in_domain(domain, policy, np.asarray(X), _y01_block(y, classes), w,
+                                       fit_intercept=fit_intercept, n_threads=n_threads, backend=backend)
+
+
 # -- the statistics source of the functional mechanism ---------------------------------------------------------------
 class DaskRows:
     """The rows of a Dask fit as a source of the functional mechanism's sums (the interface of
-    ``models._functional_base.InMemoryRows``): ``shape``, ``count_group(k)``, ``taylor_terms(...)``.
+    ``models._functional_base.InMemoryRows``): ``shape``, ``count_group(k)``, ``taylor_terms(...)``,
+    ``logistic_gradient(...)``.
 
     X: row-chunked Dask array; y, s: Dask vectors with X's chunks (raw labels); classes: y's two sorted labels;
     labels: the group labels (declared or the sorted distinct values of s). Empty partitions are skipped.
@@ -236,6 +245,15 @@ class DaskRows:
                  backend)
             for xb, yb, sb in zip(self._xb, self._yb, sbs)
         ]
+        (total,) = dask.compute(_tree_sum(parts))
+        return total
+
+    def logistic_gradient(self, domain, policy, w, *, fit_intercept, n_threads, backend):
+        dask, _ = _dask()
+        threads = 1 if n_threads is None else n_threads
+        task = dask.delayed(_gradient_block, pure=True)
+        parts = [task(xb, yb, self.classes, domain, policy, w, fit_intercept, threads, backend)
+                 for xb, yb in zip(self._xb, self._yb)]
         (total,) = dask.compute(_tree_sum(parts))
         return total
 

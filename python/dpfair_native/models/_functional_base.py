@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from numbers import Real
+from numbers import Integral, Real
 from typing import Any, Dict, List, NamedTuple, Optional
 
 import numpy as np
@@ -24,10 +24,12 @@ from ._functional_core import (
     augment_domain,
     centroid_difference,
     default_domain,
+    logistic_gradient,
     noise_spectral_scale,
     offdiagonal_mask,
     pack_monomials,
     release_blocks,
+    rows_in_domain,
     solve_release,
     structural_repair,
     taylor_terms_in_domain,
@@ -66,9 +68,22 @@ SELECTION_SHARE = 0.2
 SELECTION_TRIGGER = 10.0
 SIGNAL_RATIO = 2.5
 
+# Refinement rounds after the release (``FunctionalBase``, "Refinement"; ``refinement_rounds="auto"``, the default
+# of FunctionalMechanismLR). When the public noise a round would add to a typical row's decision score,
+# 4·σ_r·√d / (n·√v) (v as in ``_noise_exceeds_signal``), is at most REFINEMENT_TRIGGER (a quarter of a logit unit),
+# REFINEMENT_ROUNDS rounds share REFINEMENT_SHARE of the budget. Set a priori, not tuned: the rule is a function of
+# (n, d, ε, δ, the domain, the mechanism) only; on Adult (FeatureDomain.from_dataset) that noise is 1.6/ε logits, so
+# rounds run from ε = 10 (forced at ε = 1 they cost accuracy: bench/RESULTS.md, "Session 10").
+REFINEMENT_ROUNDS = 3
+REFINEMENT_SHARE = 0.2
+REFINEMENT_TRIGGER = 0.25
+
+NON_NEGATIVE_INT = Interval(Integral, 0, None, closed="left")
+
 # The parameters every estimator of the family has (see each estimator's table for the rest).
 COMMON_CONSTRAINTS: Dict[str, list] = {
     "max_features": [StrOptions({"auto"}), POSITIVE_INT, None],
+    "refinement_rounds": [StrOptions({"auto"}), NON_NEGATIVE_INT],
     "domain": [FeatureDomain, None],
     "domain_policy": [StrOptions({"clip", "raise"})],
     "fit_intercept": ["boolean"],
@@ -115,12 +130,15 @@ class FunctionalContext:
 class ReleasePlan(NamedTuple):
     """What an estimator releases: the noise ``blocks`` over [packed coefficients ; statistics], which statistics
     ride along (``stats``: None, "group" — per-group sums and counts — or "mu" — PFLR*'s Σ (s_i − s̄) x_i), and the
-    budget ``count_epsilon`` of the private group-1 count behind s̄ (0: none), and ``selection_epsilon``."""
+    budget ``count_epsilon`` of the private group-1 count behind s̄ (0: none), and ``selection_epsilon``;
+    ``refinement``: the noise block of one refinement round's gradient, released ``rounds`` times (0: none)."""
 
     blocks: List[NoiseBlock]
     stats: Optional[str] = None
     count_epsilon: float = 0.0
     selection_epsilon: float = 0.0  # the private feature selection run before (pure ε-DP), if any
+    refinement: Optional[NoiseBlock] = None
+    rounds: int = 0
 
 
 def sqrt2_offdiagonal(ctx: FunctionalContext, mask: np.ndarray) -> np.ndarray:
@@ -141,8 +159,9 @@ class InMemoryRows:
     """The rows of one in-memory fit as a source of the sums the functional mechanism releases.
 
     ``taylor_terms`` gives (b, Q, group_sums, group_counts) of the rows projected into the domain, with row
-    weights a_i = ½ − y_i (+ |s_i − s̄| when ``offset_mean`` = s̄ is given) and c = ⅛; ``count_group(k)`` the number
-    of rows of group k. ``dpfair_native.distributed.DaskRows`` has the same interface for Dask arrays.
+    weights a_i = ½ − y_i (+ |s_i − s̄| when ``offset_mean`` = s̄ is given) and c = ⅛; ``logistic_gradient(w)`` the
+    logistic loss's gradient at w over the same rows; ``count_group(k)`` the number of rows of group k.
+    ``dpfair_native.distributed.DaskRows`` has the same interface for Dask arrays.
     """
 
     def __init__(self, X, y, groups):
@@ -151,6 +170,12 @@ class InMemoryRows:
 
     def count_group(self, k: int) -> int:
         return int(np.sum(self.groups == k))
+
+    def logistic_gradient(self, domain, policy, w, *, fit_intercept, n_threads, backend):
+        if getattr(self, "_in_domain", None) is None or self._in_domain[0] is not domain:  # once per fit
+            self._in_domain = (domain, rows_in_domain(domain, policy, self.X))
+        return logistic_gradient(self._in_domain[1], self.y, w, fit_intercept=fit_intercept, n_threads=n_threads,
+                                 backend=backend)
 
     def taylor_terms(self, domain, policy, *, offset_mean, fit_intercept, fair, n_threads, backend):
         a = 0.5 - self.y
@@ -163,9 +188,10 @@ class InMemoryRows:
 
 
 def init_common(est, *, domain, domain_policy, fit_intercept, ridge, backend, n_threads, random_state, accountant,
-                secure=False, max_features="auto"):
+                secure=False, max_features="auto", refinement_rounds="auto"):
     """Set the parameters every estimator of the family has (scikit-learn: __init__ only stores them)."""
     est.max_features = max_features
+    est.refinement_rounds = refinement_rounds
     est.domain = domain
     est.domain_policy = domain_policy
     est.fit_intercept = fit_intercept
@@ -274,6 +300,16 @@ def _default_k(n: int, d0: int, eps: float, delta: float, mechanism: str, ctx: F
     return lo
 
 
+def _per_round(total: float, blocks: List[float], k: int) -> float:
+    """(total − Σ blocks)/k, rounded down until Σ blocks + k·share <= total in floating point (inf stays inf)."""
+    if math.isinf(total):
+        return total
+    share = max(0.0, (total - math.fsum(blocks)) / k)
+    while share > 0 and math.fsum(blocks + [share] * k) > total:
+        share = math.nextafter(share, 0.0)
+    return share
+
+
 class FunctionalBase(DPClassifierBase):
     """Shared fit: plan the noise blocks, check the accountant, release once, repair, solve.
 
@@ -294,6 +330,30 @@ class FunctionalBase(DPClassifierBase):
     ε scaled by 1 − SELECTION_SHARE (δ unchanged), its sensitivities from the declared domain restricted to those
     columns (valid because the selection is public once released). Sequential composition of the two:
     ``privacy_spent_`` = (ε_sel + (1 − SELECTION_SHARE)·ε, δ) = the (ε, δ) the parameters declare.
+
+    Refinement (``refinement_rounds``, library mode). The released quadratic is the degree-2 Taylor expansion of
+    the logistic loss L at w = 0, so its minimizer is a linear-probability fit, not logistic regression, however
+    small the noise. Because ℓ''(z) = σ(z)(1 − σ(z)) <= ¼, for every w_t
+
+        L(w) <= L(w_t) + g_tᵀ(w − w_t) + (w − w_t)ᵀQ(w − w_t),   g_t = ∇L(w_t) = Σ_i (σ(x̃_iᵀw_t) − y_i) x̃_i,
+
+    with the same Q = ⅛ Σ x̃_i x̃_iᵀ the release carries (Böhning's bound; at w_t = 0, g_0 = b and the bound is the
+    released objective). A round releases g̃_t = g_t + noise and moves to the minimizer of this bound with the
+    released, repaired Q̃ (trimmed, plus the ridge) under the same fairness constraint: a majorize–minimize step,
+    whose fixed points are where g̃ vanishes on the constraint set — logistic regression (with the constraint), not
+    the linear-probability fit; Q̃'s noise only slows the steps. Q̃ and the constraint's μ̃ are reused
+    (post-processing); each round's gradient is a new release computed from the rows projected into the domain.
+    Sensitivity (replace-one): a row adds r·x̃ with r = σ(x̃ᵀw_t) − y in (−1, 1), so replacing it moves g_t by at
+    most sup ‖r·x̃ − r'·x̃'‖_p <= 2·max_{x in domain} ‖x̃‖_p (p = 1 for Laplace, 2 for Gaussian), and the sup is
+    that: take x' → x at a norm-maximizing x with w steep along x − x', so r = σ − 0 → 1 at x (label 0) and
+    r' = σ − 1 → −1 at x' (label 1); tests/test_refinement.py checks both sides. Budget: the rounds take
+    REFINEMENT_SHARE of the functional mechanism's (ε, δ), split evenly (ε_r = REFINEMENT_SHARE·ε/K,
+    δ_r = REFINEMENT_SHARE·δ/K; Laplace when δ = 0, else the analytic Gaussian), the blocks keep
+    1 − REFINEMENT_SHARE (the rounds get exactly what that leaves, to the last bit); by sequential (adaptive)
+    composition ``privacy_spent_`` stays the declared (ε, δ). "auto" runs REFINEMENT_ROUNDS rounds only where a
+    round's public noise on a typical row's score, 4·σ_r·√d / (n·√v), is at most REFINEMENT_TRIGGER logits (v: the
+    median column variance w_j²/12 of the domain); there the Taylor objective, not the noise, limits the model
+    (large n, small d).
     """
 
     _fair = False
@@ -418,6 +478,7 @@ class FunctionalBase(DPClassifierBase):
             for blk in plan.blocks:
                 blk.epsilon *= 1.0 - SELECTION_SHARE
             plan = plan._replace(selection_epsilon=selection.epsilon)
+        plan = self._with_refinement(ctx, plan)
         spent = self._check_budget(plan)
         keys = None
         if self.secure:
@@ -433,8 +494,13 @@ class FunctionalBase(DPClassifierBase):
         if self.accountant is not None:
             self.accountant.spend(*spent, label=type(self).__name__)
         out = self._post_process(ctx, plan, noisy, scale)
+        quadratic = out.pop("_quadratic")
+        if plan.rounds:
+            out.update(self._refine(rows, ctx, plan, out, quadratic, rng, keys))
+        out["refinement_rounds_"] = plan.rounds
         out.update(privacy_spent_=PrivacySpent(spent[0], spent[1], "basic" if math.isfinite(spent[0]) else "none"),
-                   sensitivity_={blk.label: blk.sensitivity for blk in plan.blocks}, sensitive_mean_=s_mean,
+                   sensitivity_={blk.label: blk.sensitivity for blk in
+                                 plan.blocks + ([plan.refinement] if plan.rounds else [])}, sensitive_mean_=s_mean,
                    selected_features_=np.arange(ctx.d0) if columns is None else columns, selection_=selection)
         claimed = self._claimed(ctx)
         if claimed is not None:
@@ -446,6 +512,8 @@ class FunctionalBase(DPClassifierBase):
         from ..accountants import compose_basic
 
         budgets = [(blk.epsilon, blk.delta) for blk in plan.blocks]
+        if plan.rounds:
+            budgets += [(plan.refinement.epsilon, plan.refinement.delta)] * plan.rounds
         for extra in (plan.count_epsilon, plan.selection_epsilon):
             if extra:
                 budgets.append((extra, 0.0))
@@ -503,6 +571,7 @@ class FunctionalBase(DPClassifierBase):
             extra["shift_orientation_"] = orientation
         w = sol.w
         return {
+            "_quadratic": (Q_t, floor),  # what a refinement round reuses (popped by _fit_rows)
             "coef_": w[: ctx.d0].copy(),
             "intercept_": float(w[ctx.d0]) if ctx.fit_intercept else 0.0,
             "noisy_coefficients_": release.coefficients,
@@ -512,6 +581,79 @@ class FunctionalBase(DPClassifierBase):
             "ridge_": ridge,
             "constraint_": constraint,
             **extra,
+        }
+
+    # -- refinement (see the class docstring) ------------------------------------------------------------------
+    def _with_refinement(self, ctx: FunctionalContext, plan: ReleasePlan) -> ReleasePlan:
+        """The plan with its refinement rounds: their gradient block, and the blocks' (ε, δ) scaled by
+        1 − REFINEMENT_SHARE when any round runs. Public: sizes, budgets, the domain, the mechanism."""
+        rounds = self.refinement_rounds
+        if ctx.faithful:
+            if rounds not in ("auto", 0):
+                raise ValueError("refinement_rounds > 0 changes the published algorithm; use it with "
+                                 "paper_faithful=False, or pass refinement_rounds=0 or 'auto'")
+            return plan
+        if rounds == 0:
+            return plan
+        eps = math.fsum(blk.epsilon for blk in plan.blocks)
+        delta = math.fsum(blk.delta for blk in plan.blocks)
+        k = REFINEMENT_ROUNDS if rounds == "auto" else int(rounds)
+        block = self._refinement_block(ctx, REFINEMENT_SHARE * eps / k, REFINEMENT_SHARE * delta / k)
+        if rounds == "auto" and not self._refinement_pays(ctx, block):
+            return plan
+        for blk in plan.blocks:
+            blk.epsilon *= 1.0 - REFINEMENT_SHARE
+            blk.delta *= 1.0 - REFINEMENT_SHARE
+        # the rounds get what the scaled blocks leave, so the composition is the declared (ε, δ) to the last bit
+        block.epsilon = _per_round(eps, [blk.epsilon for blk in plan.blocks], k)
+        block.delta = _per_round(delta, [blk.delta for blk in plan.blocks], k)
+        return plan._replace(refinement=block, rounds=k)
+
+    def _refinement_block(self, ctx: FunctionalContext, eps: float, delta: float) -> NoiseBlock:
+        """One round's gradient release with budget (eps, delta): Laplace when delta = 0, else Gaussian;
+        sensitivity 2·max ‖x̃‖ over the model's domain (L1 or L2)."""
+        mechanism = "gaussian" if delta > 0 else "laplace"
+        norm = ctx.model_domain.max_l2() if mechanism == "gaussian" else ctx.model_domain.max_l1()
+        return NoiseBlock("refinement_gradient", np.ones(ctx.d, dtype=bool), mechanism, 2.0 * float(norm), eps,
+                          delta)
+
+    @staticmethod
+    def _refinement_pays(ctx: FunctionalContext, block: NoiseBlock) -> bool:
+        """Whether a round's public noise on a typical row's score, 4·σ_r·√d / (n·√v), is <= REFINEMENT_TRIGGER.
+
+        A round steps by −½·H⁻¹g̃ with H ≈ ⅛·n·v·I for columns of variance v, so the gradient noise (std σ_r per
+        coordinate) moves each coefficient by std 4σ_r/(n·v) and a row's score by std √(d·v)·4σ_r/(n·v)."""
+        if math.isinf(block.epsilon):
+            return True
+        sigma = float(_planned_std([block], ctx.d)[0])
+        width = np.asarray(ctx.domain.upper, dtype=np.float64) - np.asarray(ctx.domain.lower, dtype=np.float64)
+        v = float(np.median(width**2)) / 12.0
+        return v > 0 and 4.0 * sigma * math.sqrt(ctx.d) / (ctx.n * math.sqrt(v)) <= REFINEMENT_TRIGGER
+
+    def _refine(self, rows, ctx: FunctionalContext, plan: ReleasePlan, out, quadratic, rng, keys) -> Dict[str, Any]:
+        """``plan.rounds`` majorize–minimize steps from the released model: release g̃_t, minimize
+        g̃_tᵀ(w − w_t) + (w − w_t)ᵀH(w − w_t) over the kept eigen-directions of Q̃ (H = trim(Q̃) + ridge·I) under
+        the fit's constraint. w_t lies in that span, where H·w_t = (Q̃ + ridge·I)·w_t, so the step is
+        ``solve_release`` with linear term g̃_t − 2(Q̃ + ridge·I)w_t."""
+        Q_t, floor = quadratic
+        ridge, constraint = out["ridge_"], out["constraint_"]
+        w = np.append(out["coef_"], out["intercept_"]) if ctx.fit_intercept else out["coef_"].copy()
+        gradients = []
+        sol = out["solution_"]
+        for _ in range(plan.rounds):
+            g = rows.logistic_gradient(ctx.domain, self.domain_policy, w, fit_intercept=ctx.fit_intercept,
+                                       n_threads=self.n_threads, backend=self.backend)
+            noisy, _ = release_blocks(g, [plan.refinement], rng, secure_keys=keys)
+            gradients.append(noisy)
+            linear = noisy - 2.0 * (Q_t @ w + ridge * w)
+            sol = solve_release(linear, Q_t, ridge=ridge, floor=floor, constraint=constraint, backend=self.backend)
+            w = sol.w
+        return {
+            "coef_": w[: ctx.d0].copy(),
+            "intercept_": float(w[ctx.d0]) if ctx.fit_intercept else 0.0,
+            "solution_": sol,
+            "refinement_gradients_": np.array(gradients),
+            "refinement_noise_scale_": float(plan.refinement.scale),
         }
 
     def _ridge(self, std: np.ndarray, d: int, ctx: FunctionalContext) -> float:
@@ -540,6 +682,15 @@ _COMMON_PARAMETERS = """\
         on Q̃ exceeds SELECTION_TRIGGER × its signal, else all columns — so on data where the family works it is
         exactly max_features=None. Library mode, in-memory fits only: with paper_faithful=True, secure=True,
         epsilon = inf or Dask input "auto" keeps every column (and an int is refused).
+    refinement_rounds : "auto" or int >= 0, default "auto" (FunctionalMechanismLR) or 0 (the fair estimators)
+        Rounds of private majorize–minimize refinement after the release (library mode; see Notes): each releases
+        the logistic loss's gradient at the current model and steps on the released quadratic, so the model
+        moves from the Taylor objective's minimizer toward logistic regression. 0: the single release (the
+        papers' setting). k: k rounds sharing REFINEMENT_SHARE = 0.2 of the budget. "auto": REFINEMENT_ROUNDS = 3
+        rounds where their noise is small against the data (``_refinement_pays``: large n for d), else 0.
+        Refused (> 0) with paper_faithful=True. The fair estimators default to 0: with the same tau the rounds
+        buy accuracy with disparity (Adult, ε = 10: RD about doubles; n = 300,000, d = 10: accuracy 0.856–0.859 →
+        0.875–0.876, DP difference ×1.5; bench/RESULTS.md, "Session 10"), so they are the user's choice there.
     domain : FeatureDomain or None, default None
         The declared feature domain the sensitivities come from; None: the domain a DomainEncoder's output carries,
         else [0, 1]^d.
@@ -584,6 +735,12 @@ _COMMON_ATTRIBUTES = """\
         noisy_coefficients_, noise_scale_, release_, constraint_ refer to these columns only.
     selection_ : FeatureSelection or None
         The private selection's release (columns, noisy base rate q, utility sensitivity, ε), or None.
+    refinement_rounds_ : int
+        The refinement rounds run (0: the model is the release's minimizer).
+    refinement_gradients_ : ndarray (rounds, d)
+        The released noisy gradients, one row per round (only when rounds ran; d counts the intercept).
+    refinement_noise_scale_ : float
+        Laplace scale or Gaussian σ per coordinate of those gradients (only when rounds ran).
 """
 
 

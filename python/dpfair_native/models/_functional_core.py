@@ -37,6 +37,7 @@ __all__ = [
     "augment_domain",
     "default_domain",
     "taylor_terms_in_domain",
+    "logistic_gradient_in_domain",
     "centroid_difference",
     "solve_release",
     "structural_repair",
@@ -287,6 +288,39 @@ def taylor_terms_in_domain(domain, policy: str, X, a, c, **kwargs):
             return b, Q, gsums, gcounts
     Xp, _ = domain.project(X, policy=policy)
     return taylor_terms((Xp if kernels.is_sparse(Xp) else np.asarray(Xp)), a, c, **kwargs)
+
+
+def rows_in_domain(domain, policy: str, X):
+    """X itself when every row lies in ``domain``, else its rows projected into it (policy "clip") or an error
+    ("raise")."""
+    _check_domain_and_policy(domain, X, policy)
+    contains_all = getattr(domain, "contains_all", None)
+    if contains_all is not None and contains_all(X):
+        return X
+    return domain.project(X, policy=policy)[0]
+
+
+def logistic_gradient_in_domain(domain, policy: str, X, y, w, *, fit_intercept: bool, n_threads=None,
+                                backend="native") -> np.ndarray:
+    """∇L(w) = Σ_i (σ(x̃_iᵀw) − y_i)·x̃_i of the logistic loss over the rows of X projected into ``domain``
+    (x̃ = [x, 1] with an intercept; y in {0, 1}).
+
+    X is projected (copied) only when some row lies outside the domain, so the released gradient, like the Taylor
+    terms, is always computed from in-domain rows.
+    """
+    return logistic_gradient(rows_in_domain(domain, policy, X), y, w, fit_intercept=fit_intercept,
+                             n_threads=n_threads, backend=backend)
+
+
+def logistic_gradient(X, y, w, *, fit_intercept: bool, n_threads=None, backend="native") -> np.ndarray:
+    """Σ_i (σ(x̃_iᵀw) − y_i)·x̃_i over the rows of X as given: the kernel ``clip_group_gradients`` with every row
+    in one group and no clipping (one pass over X, O(nnz) on CSR; its NumPy twin with backend="numpy")."""
+    n, d0 = X.shape
+    w = np.asarray(w, dtype=np.float64)
+    bias = float(w[d0]) if fit_intercept else 0.0
+    sums, _, _ = kernels.clip_group_gradients(X, y, w[:d0], bias, np.arange(n), np.zeros(n, dtype=np.int64),
+                                              np.array([np.inf]), n_threads=n_threads, backend=backend)
+    return sums[0] if fit_intercept else sums[0, :d0]
 
 
 # -- post-processing with public facts of the domain ---------------------------------------------------------------

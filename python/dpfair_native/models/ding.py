@@ -160,7 +160,7 @@ class PDFC(_DingBase):
     def __init__(self, *, epsilon_s=0.5, epsilon_n=0.5, attribute="random", tau=0.1, paper_faithful=False,
                  sensitive_mean=None, domain=None, domain_policy="clip", fit_intercept=True, ridge="auto",
                  backend="native", n_threads=None, random_state=None, secure=False, accountant=None,
-                 max_features="auto",
+                 max_features="auto", refinement_rounds=0,
                  declared_groups=None):
         self.epsilon_s = epsilon_s
         self.epsilon_n = epsilon_n
@@ -171,7 +171,7 @@ class PDFC(_DingBase):
         self.paper_faithful = paper_faithful
         init_common(self, domain=domain, domain_policy=domain_policy, fit_intercept=fit_intercept, ridge=ridge,
                     backend=backend, n_threads=n_threads, random_state=random_state, accountant=accountant,
-                    secure=secure, max_features=max_features)
+                    secure=secure, max_features=max_features, refinement_rounds=refinement_rounds)
 
     def _faithful_blocks(self, ctx, phi_s, eps_s, eps_n):
         from ..paper_formulas import paper_sensitivity_pflr
@@ -210,7 +210,7 @@ class ADFC(_DingBase):
     def __init__(self, *, epsilon_s=0.5, delta_s=5e-6, epsilon_n=0.5, delta_n=5e-6, attribute="random", tau=0.1,
                  paper_faithful=False, sensitive_mean=None, domain=None, domain_policy="clip", fit_intercept=True,
                  ridge="auto", backend="native", n_threads=None, random_state=None, secure=False,
-                 accountant=None, max_features="auto", declared_groups=None):
+                 accountant=None, max_features="auto", refinement_rounds=0, declared_groups=None):
         self.epsilon_s = epsilon_s
         self.delta_s = delta_s
         self.epsilon_n = epsilon_n
@@ -222,7 +222,7 @@ class ADFC(_DingBase):
         self.paper_faithful = paper_faithful
         init_common(self, domain=domain, domain_policy=domain_policy, fit_intercept=fit_intercept, ridge=ridge,
                     backend=backend, n_threads=n_threads, random_state=random_state, accountant=accountant,
-                    secure=secure, max_features=max_features)
+                    secure=secure, max_features=max_features, refinement_rounds=refinement_rounds)
 
     def _deltas(self):
         return float(self.delta_s), float(self.delta_n)

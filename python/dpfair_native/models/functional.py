@@ -89,14 +89,14 @@ class FunctionalMechanismLR(FunctionalBase):
 
     def __init__(self, *, epsilon=1.0, mechanism="laplace", delta=1e-5, paper_faithful=False, domain=None,
                  domain_policy="clip", fit_intercept=True, ridge="auto", backend="native", n_threads=None,
-                 random_state=None, secure=False, accountant=None, max_features="auto"):
+                 random_state=None, secure=False, accountant=None, max_features="auto", refinement_rounds="auto"):
         self.epsilon = epsilon
         self.mechanism = mechanism
         self.delta = delta
         self.paper_faithful = paper_faithful
         init_common(self, domain=domain, domain_policy=domain_policy, fit_intercept=fit_intercept, ridge=ridge,
                     backend=backend, n_threads=n_threads, random_state=random_state, accountant=accountant,
-                    secure=secure, max_features=max_features)
+                    secure=secure, max_features=max_features, refinement_rounds=refinement_rounds)
 
     def _plan(self, ctx, rng):
         from ..domain import paper_sensitivity_privlr
@@ -160,7 +160,7 @@ class FairFunctionalMechanismLR(FunctionalBase):
 
     def __init__(self, *, epsilon=1.0, delta=1e-5, mechanism="gaussian", tau=0.0625, domain=None, domain_policy="clip",
                  fit_intercept=True, ridge="auto", backend="native", n_threads=None, random_state=None,
-                 secure=False, accountant=None, max_features="auto", declared_groups=None):
+                 secure=False, accountant=None, max_features="auto", refinement_rounds=0, declared_groups=None):
         self.epsilon = epsilon
         self.delta = delta
         self.mechanism = mechanism
@@ -168,7 +168,7 @@ class FairFunctionalMechanismLR(FunctionalBase):
         self.declared_groups = declared_groups
         init_common(self, domain=domain, domain_policy=domain_policy, fit_intercept=fit_intercept, ridge=ridge,
                     backend=backend, n_threads=n_threads, random_state=random_state, accountant=accountant,
-                    secure=secure, max_features=max_features)
+                    secure=secure, max_features=max_features, refinement_rounds=refinement_rounds)
 
     def _plan(self, ctx, rng):
         block = joint_block(self, ctx, float(self.epsilon), self.mechanism, self.delta,
@@ -206,7 +206,8 @@ class PFLR(FunctionalBase):
 
     def __init__(self, *, epsilon=1.0, tau=0.1, paper_faithful=False, sensitive_mean=None, domain=None,
                  domain_policy="clip", fit_intercept=True, ridge="auto", backend="native", n_threads=None,
-                 random_state=None, secure=False, accountant=None, max_features="auto", declared_groups=None):
+                 random_state=None, secure=False, accountant=None, max_features="auto", refinement_rounds=0,
+                 declared_groups=None):
         self.epsilon = epsilon
         self.tau = tau
         self.sensitive_mean = sensitive_mean
@@ -214,7 +215,7 @@ class PFLR(FunctionalBase):
         self.paper_faithful = paper_faithful
         init_common(self, domain=domain, domain_policy=domain_policy, fit_intercept=fit_intercept, ridge=ridge,
                     backend=backend, n_threads=n_threads, random_state=random_state, accountant=accountant,
-                    secure=secure, max_features=max_features)
+                    secure=secure, max_features=max_features, refinement_rounds=refinement_rounds)
 
     def _plan(self, ctx, rng):
         from ..domain import paper_sensitivity_pflr
@@ -267,7 +268,7 @@ class PFLRStar(FunctionalBase):
     def __init__(self, *, epsilon=1.0, objective_fraction=0.5, tau=0.1, paper_faithful=False, sensitive_mean=None,
                  domain=None, domain_policy="clip", fit_intercept=True, ridge="auto", backend="native",
                  n_threads=None, random_state=None, secure=False, accountant=None, max_features="auto",
-                 declared_groups=None):
+                 refinement_rounds=0, declared_groups=None):
         self.epsilon = epsilon
         self.objective_fraction = objective_fraction
         self.tau = tau
@@ -276,7 +277,7 @@ class PFLRStar(FunctionalBase):
         self.paper_faithful = paper_faithful
         init_common(self, domain=domain, domain_policy=domain_policy, fit_intercept=fit_intercept, ridge=ridge,
                     backend=backend, n_threads=n_threads, random_state=random_state, accountant=accountant,
-                    secure=secure, max_features=max_features)
+                    secure=secure, max_features=max_features, refinement_rounds=refinement_rounds)
 
     def _split(self):
         eps, frac = float(self.epsilon), float(self.objective_fraction)
