@@ -117,6 +117,19 @@ def test_failed_fit_leaves_last_successful_fit_untouched(name):
 def test_failed_fit_on_fresh_object_sets_no_fitted_attribute(name):
     est = make(name)
     with pytest.raises(ValueError):
+def test_a_refit_keeps_nothing_from_the_previous_fit():
+    """groups_ (and any attribute only some fits set) used to survive a refit that did not set it again."""
+    from dpfair_native.models import FunctionalMechanismLR, LogisticRegression
+
+    m = LogisticRegression().fit(X0, Y0, sensitive_features=S0)
+    assert list(m.groups_) == [0, 1]
+    assert not hasattr(m.fit(X0, Y0), "groups_")
+    fm = FunctionalMechanismLR(epsilon=np.inf, refinement_rounds=2, random_state=0).fit(X0, Y0)
+    assert fm.refinement_gradients_.shape == (2, 4)
+    fm.set_params(refinement_rounds=0).fit(X0, Y0)
+    assert fm.refinement_rounds_ == 0 and not hasattr(fm, "refinement_gradients_")
+
+
         fit(est, X0, np.ones(80, int), S0)
     assert [k for k in vars(est) if k.endswith("_") and not k.startswith("_")] == []
 

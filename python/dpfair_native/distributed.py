@@ -296,6 +296,7 @@ def fit_dask(est, X, y, *, sensitive_features=None):
     draws is the in-memory ``fit``'s.
     """
     from ._validation import check_random_state
+    from .models._base import replace_fitted
     from .models._functional_base import FunctionalBase
     from .models.logistic import LogisticRegression
 
@@ -324,9 +325,7 @@ def fit_dask(est, X, y, *, sensitive_features=None):
     fitted.setdefault("n_features_in_", rows.shape[1])
     if group_labels is not None:
         fitted.setdefault("groups_", group_labels)
-    for name, value in fitted.items():
-        setattr(est, name, value)
-    return est
+    return replace_fitted(est, fitted)
 
 
 # -- exact logistic regression: Newton steps as per-partition sums ----------------------------------------------------

@@ -67,6 +67,16 @@ class _FitRequest(dict):
         return _FitRequest(self)
 
 
+def replace_fitted(est, fitted: Dict[str, Any]):
+    """Set ``est``'s fitted attributes to ``fitted``, dropping every one a previous fit left (name ending in "_"),
+    so a refit never keeps a stale ``groups_`` or ``feature_names_in_``; returns est."""
+    for name in [k for k in vars(est) if k.endswith("_") and not k.startswith("_")]:
+        delattr(est, name)
+    for name, value in fitted.items():
+        setattr(est, name, value)
+    return est
+
+
 class DPClassifierBase:
     """Base class of dpfair_native's binary classifiers (scikit-learn estimator API).
 
@@ -217,13 +227,9 @@ class DPClassifierBase:
         fitted.setdefault("n_features_in_", X.shape[1])
         if feature_names is not None:
             fitted["feature_names_in_"] = feature_names
-        elif hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
         if group_labels is not None:
             fitted.setdefault("groups_", group_labels)
-        for name, value in fitted.items():
-            setattr(self, name, value)
-        return self
+        return replace_fitted(self, fitted)
 
     def _fit(self, X, y, groups, group_labels, rng) -> Dict[str, Any]:  # pragma: no cover - abstract
         raise NotImplementedError
