@@ -78,6 +78,10 @@ BAD_FIT = [  # (id, X, y, s, exception, message)
     ("y_wrong_length", X0, Y0[:-1], S0, ValueError, "y must be 1-D with one label per row of X"),
     ("sensitive_wrong_length", X0, Y0, S0[:-2], ValueError, "sensitive_features must be 1-D with one value per row"),
     ("sensitive_nan", X0, Y0, np.where(S0 == 1, 1.0, np.nan), ValueError, "sensitive_features contains NaN"),
+    ("y_object_none", X0, np.array(["yes" if v else None for v in Y0], dtype=object), S0, ValueError,
+     "y contains missing values"),
+    ("sensitive_object_nan", X0, Y0, np.array(["f" if v else np.nan for v in S0], dtype=object), ValueError,
+     "sensitive_features contains missing values"),
     ("n_is_zero", np.zeros((0, 3)), Y0[:0], S0[:0], ValueError, r"Found array with 0 sample\(s\)"),
     ("d_is_zero", np.zeros((80, 0)), Y0, S0, ValueError, r"Found array with 0 feature\(s\)"),
     ("X_3d", X0.reshape(80, 3, 1), Y0, S0, ValueError, "Expected a 2-D X"),
@@ -113,10 +117,6 @@ def test_failed_fit_leaves_last_successful_fit_untouched(name):
         np.testing.assert_array_equal(vars(est)[key], arr)
 
 
-@pytest.mark.parametrize("name", ESTIMATORS)
-def test_failed_fit_on_fresh_object_sets_no_fitted_attribute(name):
-    est = make(name)
-    with pytest.raises(ValueError):
 def test_a_refit_keeps_nothing_from_the_previous_fit():
     """groups_ (and any attribute only some fits set) used to survive a refit that did not set it again."""
     from dpfair_native.models import FunctionalMechanismLR, LogisticRegression
@@ -130,6 +130,10 @@ def test_a_refit_keeps_nothing_from_the_previous_fit():
     assert fm.refinement_rounds_ == 0 and not hasattr(fm, "refinement_gradients_")
 
 
+@pytest.mark.parametrize("name", ESTIMATORS)
+def test_failed_fit_on_fresh_object_sets_no_fitted_attribute(name):
+    est = make(name)
+    with pytest.raises(ValueError):
         fit(est, X0, np.ones(80, int), S0)
     assert [k for k in vars(est) if k.endswith("_") and not k.startswith("_")] == []
 

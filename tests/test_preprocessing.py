@@ -120,6 +120,8 @@ def test_errors_for_bad_schema_and_unfitted_use():
         DomainEncoder(SCHEMA).fit(np.zeros((3, 3)))
     with pytest.raises(NotFittedError):
         DomainEncoder(SCHEMA).transform(_frame())
+        ({"job": Categorical(["a", "b", "c"], unknown="other")}, {"job": pd.array(["a", pd.NA, "b", "c"])},
+         "missing"),  # pd.NA went to the "other" column
 
 
 def test_encoded_output_works_without_scikit_learn():

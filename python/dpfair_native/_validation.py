@@ -316,11 +316,24 @@ def column_vector(v, n: int, name: str, *, what: str = "value", warn_column: boo
     return v
 
 
+def _is_missing(x) -> bool:
+    """None, a float NaN, pandas' NA or NaT (without importing pandas)."""
+    return x is None or (isinstance(x, float) and math.isnan(x)) or type(x).__name__ in ("NAType", "NaTType")
+
+
+def _check_no_missing(v: np.ndarray, name: str) -> None:
+    """Missing values in an object array (pandas columns with None / NaN / pd.NA) get a clear error, not the raw
+    TypeError of sorting them among labels."""
+    if v.dtype.kind == "O" and any(_is_missing(x) for x in v):
+        raise ValueError(f"{name} contains missing values (None, NaN or pd.NA); remove or impute them first")
+
+
 def check_binary_labels(y, n: int, name: str = "y") -> Tuple[np.ndarray, np.ndarray]:
     """Labels with exactly two distinct values -> (classes (2,), y01 float64 in {0, 1})."""
     if y is None:
         raise ValueError("this estimator requires y to be passed, but the target y is None")
     y = column_vector(y, n, name, what="label", warn_column=True)
+    _check_no_missing(y, name)
     if y.dtype.kind == "f":
         if not np.all(np.isfinite(y)):
             raise ValueError(f"{name} contains NaN or infinity")
@@ -347,6 +360,7 @@ def check_sensitive_features(sensitive_features, n: int, *, groups=None) -> Tupl
         raise ValueError("sensitive_features is required: pass one group label per row, "
                          "fit(X, y, sensitive_features=s)")
     s = column_vector(sensitive_features, n, "sensitive_features")
+    _check_no_missing(s, "sensitive_features")
     if s.dtype.kind == "f" and not np.all(np.isfinite(s)):
         raise ValueError("sensitive_features contains NaN or infinity")
     if groups is None:

@@ -332,10 +332,13 @@ def _equals(values, target) -> np.ndarray:
 
 
 def _category_codes(values, categories, name) -> np.ndarray:
-    """Index of each value in ``categories`` (-1 if absent); None/NaN are missing values and raise."""
+    """Index of each value in ``categories`` (-1 if absent); None, NaN and pandas' NA/NaT are missing values and
+    raise."""
+    from ._validation import _is_missing
+
     lookup = {c: i for i, c in enumerate(categories)}
     items = values.tolist()
-    if any(v is None or (isinstance(v, float) and v != v) for v in items):
+    if any(_is_missing(v) for v in items):
         raise ValueError(f"column {name!r} has missing values; impute them or declare a category for them")
     return np.fromiter((lookup.get(v, -1) for v in items), dtype=np.int64, count=len(items))
 
