@@ -58,6 +58,28 @@ def test_a_pipeline_hands_the_declared_domain_to_the_estimator(adult):
     assert pipe.score(X_raw, y) > 0.78
 
 
+def test_indexing_keeps_the_domain_of_the_columns_it_keeps(adult):
+    """X[:, :10] kept the 45-column domain (fits failed: "domain has 45 columns"); X[:, ::-1] kept it silently
+    with the one-hot groups on the wrong columns."""
+    X_raw, y, s, ds = adult
+    X = DomainEncoder(adult_schema()).fit_transform(X_raw)
+    full = X.domain
+    assert X[:100].domain is full and X[np.arange(5), :].domain is full and X[..., :].domain is full
+    for cols in (slice(0, 10), slice(None, None, -1), [3, 7, 8, 9, 0], np.arange(45) % 2 == 0):
+        part = X[:, cols]
+        idx = np.arange(45)[cols]
+        dom = part.domain
+        assert dom.d == idx.size and np.array_equal(dom.lower, full.lower[idx])
+        assert list(dom.names) == [full.names[j] for j in idx]
+        for g in dom.one_hot_groups:  # each kept group holds columns of one original group
+            originals = {int(idx[j]) for j in g}
+            assert any(originals <= set(h) for h in full.one_hot_groups)
+        assert dom.contains_all(np.asarray(part))
+    assert X[:, [0, 0]].domain is None and X[0].domain is None and X[:, 0].domain is None
+    model = FunctionalMechanismLR(random_state=0).fit(X[:, :10], y)  # the sliced domain matches the columns
+    assert model.coef_.shape == (10,)
+
+
 def test_transform_clips_scales_and_one_hot_encodes():
     enc = DomainEncoder(SCHEMA).fit(_frame())
     X = enc.transform(_frame())
@@ -98,6 +120,8 @@ def test_shorthand_schema_entries():
         ({"member": Binary("yes", "maybe")}, {}, "values other than"),
         ({"age": Numeric(0, 1)}, {"age": [1.0, np.nan, 0.0, 0.0]}, "missing"),
         ({"job": ["a", "b", "c"]}, {"job": ["a", None, "b", "c"]}, "missing"),
+        ({"job": Categorical(["a", "b", "c"], unknown="other")}, {"job": pd.array(["a", pd.NA, "b", "c"])},
+         "missing"),  # pd.NA went to the "other" column
         ({"age": Numeric(0, 1)}, {"age": ["x", "y", "z", "w"]}, "non-numbers"),
         ({"nope": Numeric(0, 1)}, {}, "lacks the schema's columns"),
         ({"age": Numeric(5, 1)}, {}, "lower < upper"),
@@ -120,8 +144,6 @@ def test_errors_for_bad_schema_and_unfitted_use():
         DomainEncoder(SCHEMA).fit(np.zeros((3, 3)))
     with pytest.raises(NotFittedError):
         DomainEncoder(SCHEMA).transform(_frame())
-        ({"job": Categorical(["a", "b", "c"], unknown="other")}, {"job": pd.array(["a", pd.NA, "b", "c"])},
-         "missing"),  # pd.NA went to the "other" column
 
 
 def test_encoded_output_works_without_scikit_learn():

@@ -59,12 +59,43 @@ class Binary:
 
 
 class EncodedArray(np.ndarray):
-    """A float64 array produced by :class:`DomainEncoder`; ``.domain`` is its declared FeatureDomain."""
+    """A float64 array produced by :class:`DomainEncoder`; ``.domain`` is its declared FeatureDomain.
+
+    Indexing keeps the domain right: selecting rows keeps it, selecting or reordering columns (``X[:, cols]``)
+    restricts it to those columns (bounds, names, one-hot groups cut to them); anything else — repeated columns, a
+    1-D result, an index it cannot read — drops it (``domain`` None), rather than pair a domain with the wrong
+    columns.
+    """
 
     domain: Optional[FeatureDomain]
 
     def __array_finalize__(self, obj):
         self.domain = getattr(obj, "domain", None)
+
+    def __getitem__(self, key):
+        out = super().__getitem__(key)
+        if isinstance(out, EncodedArray) and self.domain is not None:
+            out.domain = self._indexed_domain(key, out)
+        return out
+
+    def _indexed_domain(self, key, out) -> Optional[FeatureDomain]:
+        if self.ndim != 2 or out.ndim != 2:
+            return None
+        if not isinstance(key, tuple) or len(key) == 1 or (len(key) == 2 and key[1] is Ellipsis):
+            return self.domain  # rows only
+        if len(key) != 2:
+            return None
+        try:
+            cols = np.arange(self.shape[1])[key[1]]
+        except (IndexError, TypeError, ValueError):
+            return None
+        if cols.ndim != 1 or cols.shape[0] != out.shape[1] or np.unique(cols).shape[0] != cols.shape[0]:
+            return None
+        if np.array_equal(cols, np.arange(self.shape[1])):
+            return self.domain
+        from .feature_selection import restrict_domain
+
+        return restrict_domain(self.domain, cols)
 
 
 def _spec(value):
