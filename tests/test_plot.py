@@ -38,6 +38,21 @@ def test_evaluate_reports_the_metrics_of_each_estimator():
         plot.evaluate(models, np.zeros((2, 4)), [0, 1], sensitive_features=[0, 1], names=["a"])
 
 
+@pytest.mark.parametrize("labels", [(1, 2), ("<=50K", ">50K")])
+def test_evaluate_scores_each_model_against_its_own_positive_class(labels):
+    """With labels other than 0/1, ROC-AUC used pos_label=1: 1 − AUC for {1, 2}, an error for strings."""
+    from sklearn.metrics import roc_auc_score
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0, 1, size=(600, 4))
+    s = (rng.uniform(size=600) < 0.4).astype(int)
+    y = np.asarray(labels)[(X[:, 0] + 0.2 * rng.normal(size=600) > 0.5).astype(int)]
+    model = LogisticRegression().fit(X, y)
+    (point,) = plot.evaluate([model], X, y, sensitive_features=s)
+    assert point["roc_auc"] == pytest.approx(roc_auc_score(y == labels[1], model.decision_function(X)), abs=1e-12)
+    assert point["roc_auc"] > 0.8
+
+
 def test_frontier_draws_one_series_per_estimator_and_the_front(tmp_path):
     pytest.importorskip("matplotlib")
     points, _ = _points()

@@ -35,7 +35,8 @@ def _pyplot():
 
 def evaluate(estimators: Iterable, X, y, *, sensitive_features, names: Optional[Sequence[str]] = None) -> List[Dict]:
     """One point per fitted estimator on test data: name, epsilon (inf if non-private), accuracy, ROC-AUC and the
-    demographic-parity / equalized-odds differences (fairlearn's definitions)."""
+    demographic-parity / equalized-odds differences (fairlearn's definitions), with each estimator's
+    ``classes_[1]`` as the positive class."""
     points = []
     estimators = list(estimators)
     names = [type(e).__name__ for e in estimators] if names is None else list(names)
@@ -44,15 +45,16 @@ def evaluate(estimators: Iterable, X, y, *, sensitive_features, names: Optional[
     for name, est in zip(names, estimators):
         pred = est.predict(X)
         eps = float(getattr(est, "privacy_spent_", (np.inf, 0.0))[0])
+        pos = est.classes_[1]  # the class decision_function scores (labels need not be 0/1)
         points.append({
             "name": name,
             "epsilon": eps,
             "accuracy": metrics.accuracy(y, pred),
-            "roc_auc": metrics.roc_auc(y, est.decision_function(X)),
+            "roc_auc": metrics.roc_auc(y, est.decision_function(X), pos_label=pos),
             "demographic_parity_difference": metrics.demographic_parity_difference(
-                y, pred, sensitive_features=sensitive_features),
+                y, pred, sensitive_features=sensitive_features, pos_label=pos),
             "equalized_odds_difference": metrics.equalized_odds_difference(
-                y, pred, sensitive_features=sensitive_features),
+                y, pred, sensitive_features=sensitive_features, pos_label=pos),
         })
     return points
 
