@@ -279,9 +279,26 @@ def test_privpc_star_modes():
     assert g.privacy_spent_ == (1.0, 1e-5)
     with pytest.raises(ValueError, match="delta"):
         PrivPCStar(epsilon=1.0, mechanism="gaussian").fit(X)
+    with pytest.raises(ValueError, match="delta applies to mechanism='gaussian' only"):
+        PrivPCStar(epsilon=1.0, delta=0.5).fit(X)
     f = PrivPCStar(epsilon=1.0, paper_faithful=True, random_state=0).fit(X)
     assert f.privacy_spent_[0] == math.inf and f.sensitivity_ == pytest.approx(6 * 7 / (2 * 4999))
     assert np.all(np.linalg.eigvalsh(g.covariance_) > 0)
+
+
+@pytest.mark.parametrize("mechanism", ["subset", "node_subset", "thesis"])
+def test_every_mechanism_releases_separating_sets_and_orients_a_collider(mechanism):
+    """0 → 2 ← 1: with orient=True each mechanism releases the separating set of the removed edge 0–1 and the
+    CPDAG orients the collider ("node_subset" released none and left 0–2–1 undirected)."""
+    rng = np.random.default_rng(0)
+    n = 5000
+    a, b = rng.integers(0, 2, n), rng.integers(0, 2, n)
+    X = np.c_[a, b, (a | b) ^ (rng.random(n) < 0.05)]
+    m = PrivPC(epsilon=50, mechanism=mechanism, orient=True, max_order=1, budget_schedule="uniform",
+               threshold_shift=0.0, random_state=1).fit(X, n_categories=2)
+    assert m.graph_.sepsets == {frozenset({0, 1}): ()}
+    np.testing.assert_array_equal(m.cpdag_, [[0, 0, 1], [0, 0, 1], [0, 0, 0]])
+    assert m.privacy_spent_[0] <= 50 * (1 + 1e-12)
 
 
 def test_bad_inputs():
@@ -294,6 +311,11 @@ def test_bad_inputs():
         PC(alpha=2).fit(X, n_categories=2)
     with pytest.raises(ValueError, match="budget_schedule"):
         PrivPC(budget_schedule=[1, 2, 3, 4]).fit(X, n_categories=2)  # 3 columns: orders 0..1 only
+    with pytest.raises(ValueError, match="n_categories must be integers"):
+        PrivPC().fit(X, n_categories=2.7)  # was truncated to 2 silently
+    for score in ("distance", "margin"):  # one row: the score's bound g(1) = 0 divided by zero
+        with pytest.raises(ValueError, match="at least two rows"):
+            PrivPC(score=score).fit(X[:1], n_categories=2)
     assert set(NETWORKS) >= {"asia", "sachs", "child", "insurance", "alarm", "ecoli70"}
 
 

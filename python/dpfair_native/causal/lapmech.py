@@ -44,7 +44,8 @@ class LapMechPC:
     paper_faithful : bool, default False
         Lap(1/ε) as in the thesis (then ``privacy_spent_`` = 2ε under replacement).
     random_state : None, int or numpy Generator
-        Source of the Laplace noise.
+        Source of the Laplace noise. Noise path: floating point (NumPy's Laplace sampler), no secure path yet; None
+        draws from OS entropy, an int makes the run reproducible and voids the guarantee against whoever knows it.
 
     Attributes
     ----------

@@ -146,17 +146,17 @@ def check_codes(X, n_categories):
             "(an int for all columns or one int per column); it fixes the tests' degrees of freedom"
         )
     C = np.asarray(X.to_numpy() if hasattr(X, "to_numpy") else X)
-    if C.ndim != 2 or C.shape[0] < 1 or C.shape[1] < 2:
-        raise ValueError(f"X must be 2-D with at least one row and two columns, got shape {C.shape}")
+    if C.ndim != 2 or C.shape[0] < 2 or C.shape[1] < 2:
+        raise ValueError(f"X must be 2-D with at least two rows and two columns, got shape {C.shape}")
     if C.dtype.kind == "f":
         if not np.all(np.isfinite(C)) or np.any(C != np.round(C)):
             raise ValueError("X must hold integer category codes 0..n_categories-1")
         C = C.astype(np.int64)
     cats = np.asarray(n_categories)
-    if cats.ndim == 0:
-        cats = np.full(C.shape[1], int(cats))
     if cats.dtype.kind not in "iu":
         raise ValueError(f"n_categories must be integers, got {n_categories!r}")
+    if cats.ndim == 0:
+        cats = np.full(C.shape[1], int(cats))
     if np.any(cats < 2):
         raise ValueError("every column needs n_categories >= 2 (a constant column carries no information)")
     return kernels.categorical_codes(C, cats.astype(np.int64))

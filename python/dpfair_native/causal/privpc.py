@@ -20,7 +20,8 @@ with |adj(V_i)| >= k + 1, q1(j) = max_S s(j, S), β̂ ∈ {0..m} by the exponent
 q2(t) = min(s_(t), −s_(t+1)) (s_(1) >= ... >= s_(m) the sorted q1, s_(0) = +∞, s_(m+1) = −∞), then β̂ draws
 without replacement at ε1/β̂ each; a round costs ε1 + ε2 = ε_k / p. ``"node_subset"``: the per-node rounds with
 one subset selection over adj(V_i) inside. With ``orient=True`` the separating sets are drawn privately too
-(the pairs (j, S) by their scores) and the orientation is post-processing.
+(the pairs (j, S) by their scores; in the subset rounds a share ``budget_split[0]`` of the round selects and the
+rest is split over the separating-set draws of the removed edges) and the orientation is post-processing.
 
 Why these defaults (the thesis' ε = 1 setting, p = 10, n = 10,000; measurements in bench/RESULTS.md)
 ---------------------------------------------------------------------------------------------------
@@ -323,7 +324,9 @@ class PrivPC:
     n_threads : int or None
         Threads of the native kernel (None: all cores).
     random_state : None, int or numpy Generator
-        Source of the mechanisms' randomness.
+        Source of the mechanisms' randomness. Noise path: floating point (the exponential and subset mechanisms
+        sample with NumPy's Generator), no secure path yet; None draws from OS entropy, an int makes the run
+        reproducible and voids the guarantee against whoever knows it.
 
     Attributes
     ----------
@@ -462,8 +465,16 @@ class PrivPC:
             if rank[t] > best_rank[a]:
                 best_rank[a], q1[a], best_S[j] = rank[t], s_pair[t], tuple(S)
         if self.mechanism == "node_subset" and not faithful:
-            chosen = [adj[a] for a in np.flatnonzero(subset_exponential_mechanism(q1, eps_round, rng))]
+            # as the "subset" round: with orient, a share split[0] selects, the rest draws the chosen separating sets
+            eps_sel = eps_round * (split[0] if self.orient else 1.0)
+            chosen = [adj[a] for a in np.flatnonzero(subset_exponential_mechanism(q1, eps_sel, rng))]
             beta = len(chosen)
+            if self.orient and chosen:
+                eps_sep = (eps_round - eps_sel) / len(chosen)
+                for j in chosen:
+                    idx = [t for t, (jj, _) in enumerate(pairs) if jj == j]
+                    t = idx[exponential_mechanism(s_pair[idx], 1.0, eps_sep, random_state=rng)]
+                    sepsets[frozenset((i, j))] = tuple(sorted(pairs[t][1]))
         else:
             eps1, eps2 = split[0] * eps_round, split[1] * eps_round
             beta = exponential_mechanism(beta_quality(q1, faithful), 1.0, eps2, random_state=rng)

@@ -86,7 +86,9 @@ class PrivPCStar:
     n_threads : int or None
         Threads of the native kernel.
     random_state : None, int or numpy Generator
-        Source of the noise.
+        Source of the noise. Noise path: floating point (NumPy's Laplace / normal samplers), no secure path yet;
+        None draws from OS entropy, an int makes the run reproducible and voids the guarantee against whoever
+        knows it.
 
     Attributes
     ----------
@@ -170,6 +172,9 @@ class PrivPCStar:
                                                 backend=self.backend, n_threads=self.n_threads)
         il = np.tril_indices(p)
         if mech == "laplace":
+            if self.delta is not None:  # as the embeddings: a δ that would not be used is a mistake, not a default
+                raise ValueError("delta applies to mechanism='gaussian' only; the Laplace release is pure ε-DP "
+                                 "(leave delta=None)")
             scale_ = sens / eps
             noise = rng.laplace(0.0, scale_, size=il[0].size)
             spent = PrivacySpent(eps, 0.0, "basic")
