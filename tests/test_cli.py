@@ -74,3 +74,12 @@ def test_reproduce_dispatches_every_registered_name_with_plot_and_no_write(monke
     assert out.stat().st_size > 5_000
     with pytest.raises(SystemExit):
         main(["reproduce", "no-such-reproduction"])
+
+
+@pytest.mark.parametrize("argv", [["demo", "--seed", "-1"], ["demo", "--seed", "x"], ["reproduce", "frontier",
+                                                                                       "--runs", "0"]])
+def test_bad_arguments_are_usage_errors_not_tracebacks(argv, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    assert "error: argument" in capsys.readouterr().err

@@ -89,17 +89,32 @@ def main_job(seed=None) -> None:
               f"speed-up {t_numpy / t_native:6.1f}x")
 
 
+def _count(minimum: int):
+    """An argparse type: an int >= minimum (argparse prints the error, no traceback)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be >= {minimum}, got {value}")
+        return value
+
+    return parse
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m dpfair_native", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command")
     demo = sub.add_parser("demo", help="the main job (default)")
-    demo.add_argument("--seed", type=int, default=None,
+    demo.add_argument("--seed", type=_count(0), default=None,
                       help="seed the models' noise (research runs only: a known seed voids the privacy guarantee)")
     from .experiments import REGISTRY
 
     rep = sub.add_parser("reproduce", help="reproduce the papers' tables")
     rep.add_argument("which", choices=sorted(REGISTRY))
-    rep.add_argument("--runs", type=int, default=None, help="seeds per cell")
+    rep.add_argument("--runs", type=_count(1), default=None, help="seeds per cell")
     rep.add_argument("--no-write", action="store_true", help="print only; don't update bench/RESULTS.md")
     rep.add_argument("--plot", metavar="PATH", default=None,
                      help="also draw its accuracy-fairness frontier or metric-vs-epsilon curves to PATH "
