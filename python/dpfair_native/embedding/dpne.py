@@ -122,7 +122,8 @@ class DPNE(EmbeddingBase):
 
     The sensitivities are derived in ``dpfair_native.embedding.sensitivity`` and checked by brute force; the
     released W is audited in ``tests/audit``. Expected noise: Laplace rows have E‖z_i‖ = k·b = kΔ_{2,1}/ε
-    (300/ε at k = 100, t = 2); Gaussian rows ≈ σ√k ≈ 4.9·2.41·10/ε ≈ 118/ε at δ = 1e-5.
+    (300/ε at k = 100, t = 2); Gaussian rows ≈ σ√k, with the analytic σ for Δ₂ = 2.41 at δ = 1e-5 about 90 at
+    ε = 1 (85 at ε = 0.5 in units of 1/ε; the classic bound √(2 ln(1.25/δ))·2.41·10/ε ≈ 117/ε is looser).
     """
 
     _parameter_constraints = {
