@@ -232,6 +232,15 @@ def test_replace_one_inverse_loss_is_exact(sigma, q):
     assert float(gq[0]) == pytest.approx((1 - q) * 0.5 + q * _phi(-1 / sigma), rel=1e-12)
 
 
+def test_an_epsilon_beyond_exp_range_is_not_capped():
+    """e^ε overflows past ε ≈ 709.78: the search used to return 709.78 whatever the true ε (dp_accounting: 1669.6
+    here; RDP 2008). Now such an ε is reported as inf, never below the truth; ordinary ones are unchanged."""
+    huge = A.PLDAccountant().compose(A.dpsgd_event(0.5, 0.1, 40)).get_epsilon(1e-5)
+    assert huge == math.inf
+    large = A.PLDAccountant().compose(A.dpsgd_event(0.5, 0.5, 40)).get_epsilon(1e-5)
+    assert 50 < large < A.dpsgd_epsilon(0.5, 0.5, 40, 1e-5)
+
+
 def test_replace_one_costs_more_than_add_remove():
     ev = dpsgd_event(0.01, 1.0, 1000)
     assert _ours(ev, 1e-5, "replace_one") > _ours(ev, 1e-5)

@@ -373,6 +373,9 @@ def _delta_for_epsilon(d: _DiscretePLD, epsilon: float) -> float:
     return min(1.0, d.p_inf + float(np.sum(d.pmf[m] * -np.expm1(epsilon - eps[m]))))
 
 
+_MAX_EXP = 700.0  # below log(DBL_MAX) ≈ 709.78, with room for the products it multiplies
+
+
 def _epsilon_for_delta(d: _DiscretePLD, delta: float) -> float:
     """Smallest ε >= 0 with δ(ε) <= delta for the discrete PLD (exact for it; δ(ε) is piecewise of the form
     A − e^ε B between grid losses)."""
@@ -389,10 +392,18 @@ def _epsilon_for_delta(d: _DiscretePLD, delta: float) -> float:
     # δ at ε = ε_k (only j > k contribute)
     s1n = np.append(s1[1:], 0.0)
     s2n = np.append(s2[1:], 0.0)
-    delta_at = d.p_inf + s1n - np.exp(eps) * s2n
+    # e^ε overflows past ε ≈ 709.78: there δ(ε_k) is not computable this way, and an overflowed term would make a
+    # grid point look admissible (ε was capped at 709.78 whatever its true value). Such a point is never taken:
+    # if no computable one meets delta, ε is reported as inf (an upper bound; no privacy is left there anyway).
+    computable = eps < _MAX_EXP
+    with np.errstate(over="ignore", invalid="ignore"):
+        delta_at = d.p_inf + s1n - np.exp(np.minimum(eps, _MAX_EXP)) * s2n
     if d.p_inf + s1[0] - s2[0] <= delta:  # δ(0) <= target
         return 0.0
-    k = int(np.argmax(delta_at <= delta)) if np.any(delta_at <= delta) else eps.size - 1
+    admissible = computable & (delta_at <= delta)
+    if not np.any(admissible) and not np.all(computable):
+        return math.inf
+    k = int(np.argmax(admissible)) if np.any(admissible) else eps.size - 1
     # ε lies in [ε_{k−1}, ε_k] (ε_{−1} := 0); solve p_inf + S1[k] − e^ε S2[k] = delta there
     num = d.p_inf + s1[k] - delta
     if s2[k] <= 0 or num <= 0:
