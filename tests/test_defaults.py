@@ -49,9 +49,9 @@ FAIR_FM_COST = ("demographic parity against a strong proxy leaves little to lear
                 "PDFC 0.8556 / 0.8597 (DP difference 0.005-0.009); a looser tau buys accuracy only with disparity "
                 "(FairFM ε = 1: tau 0.125 → 0.860 at 0.011, tau 0.25 → 0.864 at 0.025). refinement_rounds=3 "
                 "(session 10) passes: "
-                "0.8749-0.8763 over the five at DP difference 0.008-0.014; it is not their default because with the "
-                "same tau it buys accuracy with disparity on Adult too (ε = 10: RD 0.009 → 0.023 for FairFM, "
-                "0.020 → 0.043 for PFLR; bench/RESULTS.md, 'Session 10')")
+                "0.8744-0.8760 over the five at DP difference 0.008-0.013; it is not their default because with the "
+                "same tau it buys accuracy with disparity on Adult too (ε = 10: RD 0.009 → 0.025 for FairFM, "
+                "0.018 → 0.041 for PFLR; bench/RESULTS.md, 'Session 10')")
 EXP_CANDIDATES = ("with min_group_positives = 1 the utility sensitivity is about 2, so the selection is near uniform "
                   "over the private candidate set; at d = 500 its equal-opportunity-constrained DP-SGD base model "
                   "(half of ε = 1, replace-one) reaches 0.771 (candidate mean 0.759) against the bar 0.817; "

@@ -72,8 +72,8 @@ SIGNAL_RATIO = 2.5
 # of FunctionalMechanismLR). When the public noise a round would add to a typical row's decision score,
 # 4·σ_r·√d / (n·√v) (v as in ``_noise_exceeds_signal``), is at most REFINEMENT_TRIGGER (a quarter of a logit unit),
 # REFINEMENT_ROUNDS rounds share REFINEMENT_SHARE of the budget. Set a priori, not tuned: the rule is a function of
-# (n, d, ε, δ, the domain, the mechanism) only; on Adult (FeatureDomain.from_dataset) that noise is 1.6/ε logits, so
-# rounds run from ε = 10 (forced at ε = 1 they cost accuracy: bench/RESULTS.md, "Session 10").
+# (n, d, ε, δ, the domain, the mechanism) only; on Adult (FeatureDomain.from_dataset) that noise is 1.0–1.3/ε
+# logits, so rounds run from ε ≈ 5 (forced at ε = 1 they cost accuracy: bench/RESULTS.md, "Session 10").
 REFINEMENT_ROUNDS = 3
 REFINEMENT_SHARE = 0.2
 REFINEMENT_TRIGGER = 0.25
@@ -571,7 +571,7 @@ class FunctionalBase(DPClassifierBase):
             extra["shift_orientation_"] = orientation
         w = sol.w
         return {
-            "_quadratic": (Q_t, floor),  # what a refinement round reuses (popped by _fit_rows)
+            "_quadratic": (Q_t, floor, noise_spectral_scale(std, d, 1.0)),  # for the refinement rounds
             "coef_": w[: ctx.d0].copy(),
             "intercept_": float(w[ctx.d0]) if ctx.fit_intercept else 0.0,
             "noisy_coefficients_": release.coefficients,
@@ -595,18 +595,21 @@ class FunctionalBase(DPClassifierBase):
             return plan
         if rounds == 0:
             return plan
-        eps = math.fsum(blk.epsilon for blk in plan.blocks)
-        delta = math.fsum(blk.delta for blk in plan.blocks)
+        # the rounds' share comes from the finite blocks: a block at ε = inf (PDFC/ADFC's ε_s = inf) is public, and
+        # its budget must not make the gradients public too (all blocks at inf: a non-private run, noiseless rounds)
+        finite = [blk for blk in plan.blocks if math.isfinite(blk.epsilon)] or plan.blocks
+        eps = math.fsum(blk.epsilon for blk in finite)
+        delta = math.fsum(blk.delta for blk in finite)
         k = REFINEMENT_ROUNDS if rounds == "auto" else int(rounds)
         block = self._refinement_block(ctx, REFINEMENT_SHARE * eps / k, REFINEMENT_SHARE * delta / k)
         if rounds == "auto" and not self._refinement_pays(ctx, block):
             return plan
-        for blk in plan.blocks:
+        for blk in finite:
             blk.epsilon *= 1.0 - REFINEMENT_SHARE
             blk.delta *= 1.0 - REFINEMENT_SHARE
         # the rounds get what the scaled blocks leave, so the composition is the declared (ε, δ) to the last bit
-        block.epsilon = _per_round(eps, [blk.epsilon for blk in plan.blocks], k)
-        block.delta = _per_round(delta, [blk.delta for blk in plan.blocks], k)
+        block.epsilon = _per_round(eps, [blk.epsilon for blk in finite], k)
+        block.delta = _per_round(delta, [blk.delta for blk in finite], k)
         return plan._replace(refinement=block, rounds=k)
 
     def _refinement_block(self, ctx: FunctionalContext, eps: float, delta: float) -> NoiseBlock:
@@ -632,11 +635,15 @@ class FunctionalBase(DPClassifierBase):
 
     def _refine(self, rows, ctx: FunctionalContext, plan: ReleasePlan, out, quadratic, rng, keys) -> Dict[str, Any]:
         """``plan.rounds`` majorize–minimize steps from the released model: release g̃_t, minimize
-        g̃_tᵀ(w − w_t) + (w − w_t)ᵀH(w − w_t) over the kept eigen-directions of Q̃ (H = trim(Q̃) + ridge·I) under
-        the fit's constraint. w_t lies in that span, where H·w_t = (Q̃ + ridge·I)·w_t, so the step is
-        ``solve_release`` with linear term g̃_t − 2(Q̃ + ridge·I)w_t."""
-        Q_t, floor = quadratic
-        ridge, constraint = out["ridge_"], out["constraint_"]
+        g̃_tᵀ(w − w_t) + (w − w_t)ᵀH(w − w_t) over the kept eigen-directions of Q̃ (H = trim(Q̃) + r·I) under
+        the fit's constraint. w_t lies in that span, where H·w_t = (Q̃ + r·I)·w_t, so the step is
+        ``solve_release`` with linear term g̃_t − 2(Q̃ + r·I)w_t.
+
+        r = max(ridge_, the public spectral scale of Q̃'s noise E): H majorizes the true ⅛Σx̃x̃ᵀ (Böhning's bound
+        needs H >= Q) only if r covers −E, which ridge_ alone need not (ridge=0 made rounds raise the loss
+        fifty-fold); with r >= ‖E‖ (the scale estimates it) Q̃ + r·I >= Q + E + ‖E‖·I >= Q on the kept span."""
+        Q_t, floor, noise_norm = quadratic
+        ridge, constraint = max(out["ridge_"], noise_norm), out["constraint_"]
         w = np.append(out["coef_"], out["intercept_"]) if ctx.fit_intercept else out["coef_"].copy()
         gradients = []
         sol = out["solution_"]
@@ -689,8 +696,8 @@ _COMMON_PARAMETERS = """\
         papers' setting). k: k rounds sharing REFINEMENT_SHARE = 0.2 of the budget. "auto": REFINEMENT_ROUNDS = 3
         rounds where their noise is small against the data (``_refinement_pays``: large n for d), else 0.
         Refused (> 0) with paper_faithful=True. The fair estimators default to 0: with the same tau the rounds
-        buy accuracy with disparity (Adult, ε = 10: RD about doubles; n = 300,000, d = 10: accuracy 0.856–0.859 →
-        0.875–0.876, DP difference ×1.5; bench/RESULTS.md, "Session 10"), so they are the user's choice there.
+        buy accuracy with disparity (Adult, ε = 10: RD more than doubles; n = 300,000, d = 10: accuracy 0.856–0.859 →
+        0.874–0.876, DP difference ×1.5; bench/RESULTS.md, "Session 10"), so they are the user's choice there.
     domain : FeatureDomain or None, default None
         The declared feature domain the sensitivities come from; None: the domain a DomainEncoder's output carries,
         else [0, 1]^d.
@@ -722,9 +729,10 @@ _COMMON_ATTRIBUTES = """\
     sensitivity_ : dict
         Block label -> the sensitivity its noise was calibrated to.
     release_ : FunctionalRelease
-        Everything released (coefficients, group statistics, noise scales).
+        The functional mechanism's release (coefficients, group statistics, noise scales); the refinement rounds'
+        gradients are ``refinement_gradients_``.
     solution_ : object
-        The solver's result for the repaired noisy quadratic.
+        The solver's result for the last step: the repaired noisy quadratic, or the last refinement round.
     ridge_ : float
     constraint_ : (ndarray, float) or None
         (μ̃, tau) of the fairness constraint |μ̃ᵀw| <= tau, when one was applied.
@@ -738,7 +746,8 @@ _COMMON_ATTRIBUTES = """\
     refinement_rounds_ : int
         The refinement rounds run (0: the model is the release's minimizer).
     refinement_gradients_ : ndarray (rounds, d)
-        The released noisy gradients, one row per round (only when rounds ran; d counts the intercept).
+        The released noisy gradients, one row per round (only when rounds ran; d counts the intercept; like
+        noisy_coefficients_ they refer to the selected columns when a selection ran).
     refinement_noise_scale_ : float
         Laplace scale or Gaussian σ per coordinate of those gradients (only when rounds ran).
 """
