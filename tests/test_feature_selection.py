@@ -124,6 +124,19 @@ def test_auto_selects_when_the_noise_swamps_the_signal_and_composes_the_budget()
     assert np.mean(m.predict(X) == y) > np.mean(full.predict(X) == y) + 0.05
 
 
+@pytest.mark.parametrize("eps", [0.1, 0.9, 1.7, 3.1])
+def test_a_selection_never_lifts_the_spend_above_the_declared_epsilon(eps):
+    """Selection (0.2·ε) + blocks (0.8·ε) summed to one ulp above ε for these values (0.9 → 0.9000000000000001), so
+    an accountant holding exactly ε refused the fit."""
+    from dpfair_native.accountants import BudgetAccountant
+
+    X, y, s = _sparse_signal(n=3000, d=40)
+    acc = BudgetAccountant(eps, 1e-5)
+    m = FairFunctionalMechanismLR(epsilon=eps, max_features=4, accountant=acc, random_state=0)
+    m.fit(X, y, sensitive_features=s)
+    assert m.privacy_spent_[0] <= eps and m.privacy_spent_[0] == pytest.approx(eps, rel=1e-15)
+
+
 def test_none_and_auto_below_the_trigger_release_exactly_the_same():
     X, y, s = _sparse_signal(n=3000, d=4)
     a = FairFunctionalMechanismLR(random_state=3).fit(X, y, sensitive_features=s)

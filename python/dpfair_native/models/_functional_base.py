@@ -475,8 +475,13 @@ class FunctionalBase(DPClassifierBase):
         ctx = self._context(rows.shape[0], d_in, group_labels, columns)
         plan = self._plan(ctx, rng)
         if selection is not None and selection.epsilon > 0:  # 0: only public (required) columns were kept
+            total = math.fsum(blk.epsilon for blk in plan.blocks)
             for blk in plan.blocks:
                 blk.epsilon *= 1.0 - SELECTION_SHARE
+            # rounding must not lift selection + blocks above the declared ε (it did by one ulp, e.g. 0.9 → 0.9…01)
+            while math.fsum([selection.epsilon] + [blk.epsilon for blk in plan.blocks]) > total:
+                largest = max(plan.blocks, key=lambda blk: blk.epsilon)
+                largest.epsilon = math.nextafter(largest.epsilon, 0.0)
             plan = plan._replace(selection_epsilon=selection.epsilon)
         plan = self._with_refinement(ctx, plan)
         spent = self._check_budget(plan)
