@@ -68,6 +68,7 @@ def with_value(X, i, j, value):
 X0, Y0, S0 = data()
 BAD_FIT = [  # (id, X, y, s, exception, message)
     ("nan_in_X", with_value(X0, 3, 1, np.nan), Y0, S0, ValueError, "X contains NaN or infinity"),
+    ("huge_in_X", with_value(X0, 3, 1, -1e160), Y0, S0, ValueError, "their squares overflow"),  # failed mid-fit
     ("inf_in_X", with_value(X0, 0, 0, np.inf), Y0, S0, ValueError, "X contains NaN or infinity"),
     ("neg_inf_in_X", with_value(X0, 79, 2, -np.inf), Y0, S0, ValueError, "X contains NaN or infinity"),
     ("y_three_classes", X0, np.arange(80) % 3, S0, ValueError, "Only binary classification is supported"),
@@ -128,6 +129,18 @@ def test_a_refit_keeps_nothing_from_the_previous_fit():
     assert fm.refinement_gradients_.shape == (2, 4)
     fm.set_params(refinement_rounds=0).fit(X0, Y0)
     assert fm.refinement_rounds_ == 0 and not hasattr(fm, "refinement_gradients_")
+
+
+def test_estimators_that_ignore_sensitive_features_record_no_group_set():
+    """DPSGDClassifier and FunctionalMechanismLR accept sensitive_features and do not use them, but set groups_ from
+    the labels seen (a neighbour with a new label changed it: an unaccounted release)."""
+    from dpfair_native.models import DPSGDClassifier, FunctionalMechanismLR
+
+    s = np.where(np.arange(80) == 3, 7, S0)
+    for cls in (DPSGDClassifier, FunctionalMechanismLR):
+        assert not hasattr(cls(random_state=0).fit(X0, Y0, sensitive_features=s), "groups_")
+        with pytest.raises(ValueError, match="sensitive_features must be 1-D"):
+            cls(random_state=0).fit(X0, Y0, sensitive_features=s[:5])
 
 
 @pytest.mark.parametrize("name", ESTIMATORS)

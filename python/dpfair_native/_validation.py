@@ -273,10 +273,24 @@ def check_X(X, name: str = "X", *, n_features: Optional[int] = None, estimator: 
         X = X.astype(np.float64)
     if not np.all(np.isfinite(X)):
         raise ValueError(f"{name} contains NaN or infinity; remove or impute those values first")
+    _check_magnitude(X, name)
     if n_features is not None and X.shape[1] != n_features:
         raise ValueError(f"{name} has {X.shape[1]} features, but {estimator} is expecting {n_features} features "
                          "as input")
     return X
+
+
+MAX_MAGNITUDE = 1e150
+
+
+def _check_magnitude(values: np.ndarray, name: str) -> None:
+    """Finite values whose squares overflow (|x| > MAX_MAGNITUDE) break norms and clipping mid-fit, and only when
+    the row is used (a DP-SGD batch): refuse them up front, with the other bad-input errors."""
+    if values.dtype == np.float64 and values.size:
+        big = max(-float(values.min()), float(values.max()))
+        if big > MAX_MAGNITUDE:
+            raise ValueError(f"{name} has values of magnitude {big:.3g}; above {MAX_MAGNITUDE:g} their squares "
+                             "overflow (norms, clipping): rescale or clip X first")
 
 
 def _distinct_values(v: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
@@ -391,6 +405,7 @@ def check_sparse_X(X, name: str = "X", *, n_features: Optional[int] = None, esti
         raise ValueError(f"{name} must have at least one row and one column, got shape {X.shape}")
     if not np.all(np.isfinite(X.data)):
         raise ValueError(f"{name} contains NaN or infinity; remove or impute those values first")
+    _check_magnitude(X.data, name)
     if n_features is not None and X.shape[1] != n_features:
         raise ValueError(f"{name} has {X.shape[1]} features, but {estimator} is expecting {n_features} features "
                          "as input")

@@ -315,6 +315,8 @@ def fit_dask(est, X, y, *, sensitive_features=None):
             )
         s = _as_vector(sensitive_features, X, "sensitive_features")
     classes, group_labels = _labels(y, s, getattr(est, "declared_groups", None))
+    if est._ignores_sensitive_features:  # checked only: no groups_ from them (as in memory)
+        s = group_labels = None
     rng = check_random_state(getattr(est, "random_state", None))
     rows = DaskRows(X, y, s, classes, group_labels)
     if isinstance(est, FunctionalBase):

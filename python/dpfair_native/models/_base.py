@@ -103,6 +103,8 @@ class DPClassifierBase:
     """
 
     requires_sensitive_features = False
+    # a private estimator that does not use sensitive_features (accepted for a uniform API) sets no groups_ from them
+    _ignores_sensitive_features = False
     _estimator_type = "classifier"
     # scikit-learn's poor_score tag: DP noise or a fairness constraint may cost training accuracy
     _may_score_poorly = True
@@ -210,7 +212,10 @@ class DPClassifierBase:
         X = check_X(X)
         classes, y01 = check_binary_labels(y, X.shape[0])
         groups = group_labels = None
-        if sensitive_features is not None or self.requires_sensitive_features:
+        if sensitive_features is not None and self._ignores_sensitive_features:
+            # only checked: their label set, read from the data, would be released in groups_ for nothing
+            check_sensitive_features(sensitive_features, X.shape[0])
+        elif sensitive_features is not None or self.requires_sensitive_features:
             group_labels, groups = check_sensitive_features(
                 sensitive_features, X.shape[0], groups=getattr(self, "declared_groups", None)
             )

@@ -568,9 +568,10 @@ class DPSGDClassifier(_DPSGDBase):
     Privacy: add/remove-one neighbours; the record-count release, the centre release (``center=True``) and T
     Poisson-subsampled Gaussian steps, composed as one typed event and converted to ε at ``delta`` by the
     ``accountant_method`` accountant.
-    ``sensitive_features`` are accepted and unused.
+    ``sensitive_features`` are accepted (length-checked) and unused: no ``groups_`` is set from them.
     """
 
+    _ignores_sensitive_features = True
     _parameter_constraints = {**_DPSGDBase._parameter_constraints, **_DPSGDBase._own_parameters}
 
     def __init__(

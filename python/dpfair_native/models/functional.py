@@ -77,8 +77,10 @@ class FunctionalMechanismLR(FunctionalBase):
     ordered-pair (Frobenius) layout of Q, so the cross monomials get √2× the noise (the exact equivalent);
     library default: the declared domain's bound for the released vector (intercept column included),
     analytic-Gaussian σ. ``epsilon=np.inf`` (explicit) releases without noise: privacy_spent_ = (inf, 0).
+    ``sensitive_features`` are accepted (length-checked) and unused: no ``groups_`` is set from them.
     """
 
+    _ignores_sensitive_features = True
     _parameter_constraints = {
         **COMMON_CONSTRAINTS,
         "epsilon": [POSITIVE_OR_INF],
