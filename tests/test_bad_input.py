@@ -69,6 +69,7 @@ X0, Y0, S0 = data()
 BAD_FIT = [  # (id, X, y, s, exception, message)
     ("nan_in_X", with_value(X0, 3, 1, np.nan), Y0, S0, ValueError, "X contains NaN or infinity"),
     ("huge_in_X", with_value(X0, 3, 1, -1e160), Y0, S0, ValueError, "their squares overflow"),  # failed mid-fit
+    ("huge_in_float32_X", with_value(X0, 3, 1, 3e19).astype(np.float32), Y0, S0, ValueError, "their squares overflow"),
     ("inf_in_X", with_value(X0, 0, 0, np.inf), Y0, S0, ValueError, "X contains NaN or infinity"),
     ("neg_inf_in_X", with_value(X0, 79, 2, -np.inf), Y0, S0, ValueError, "X contains NaN or infinity"),
     ("y_three_classes", X0, np.arange(80) % 3, S0, ValueError, "Only binary classification is supported"),

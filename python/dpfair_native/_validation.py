@@ -271,9 +271,7 @@ def check_X(X, name: str = "X", *, n_features: Optional[int] = None, estimator: 
         raise ValueError(f"Found array with 0 {what} (shape={X.shape}) while a minimum of 1 is required.")
     if X.dtype not in (np.float32, np.float64):
         X = X.astype(np.float64)
-    if not np.all(np.isfinite(X)):
-        raise ValueError(f"{name} contains NaN or infinity; remove or impute those values first")
-    _check_magnitude(X, name)
+    _check_finite_magnitude(X, name)
     if n_features is not None and X.shape[1] != n_features:
         raise ValueError(f"{name} has {X.shape[1]} features, but {estimator} is expecting {n_features} features "
                          "as input")
@@ -281,16 +279,23 @@ def check_X(X, name: str = "X", *, n_features: Optional[int] = None, estimator: 
 
 
 MAX_MAGNITUDE = 1e150
+MAX_MAGNITUDE_FLOAT32 = 1e18  # float32 squares overflow past ~1.8e19
 
 
-def _check_magnitude(values: np.ndarray, name: str) -> None:
-    """Finite values whose squares overflow (|x| > MAX_MAGNITUDE) break norms and clipping mid-fit, and only when
-    the row is used (a DP-SGD batch): refuse them up front, with the other bad-input errors."""
-    if values.dtype == np.float64 and values.size:
-        big = max(-float(values.min()), float(values.max()))
-        if big > MAX_MAGNITUDE:
-            raise ValueError(f"{name} has values of magnitude {big:.3g}; above {MAX_MAGNITUDE:g} their squares "
-                             "overflow (norms, clipping): rescale or clip X first")
+def _check_finite_magnitude(values: np.ndarray, name: str) -> None:
+    """No NaN or infinity (min/max propagate them: two reductions, no n × d temporary), and no finite value whose
+    square overflows (|x| > MAX_MAGNITUDE): such values break norms and clipping mid-fit, and only when their row
+    is used (a DP-SGD batch), so they are refused up front with the other bad input."""
+    if not values.size:
+        return
+    lo, hi = float(values.min()), float(values.max())
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        raise ValueError(f"{name} contains NaN or infinity; remove or impute those values first")
+    big = max(-lo, hi)
+    limit = MAX_MAGNITUDE if values.dtype == np.float64 else MAX_MAGNITUDE_FLOAT32
+    if big > limit:
+        raise ValueError(f"{name} has values of magnitude {big:.3g}; above {limit:g} their squares overflow "
+                         f"({values.dtype}: norms, clipping): rescale or clip X first")
 
 
 def _distinct_values(v: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
@@ -403,9 +408,7 @@ def check_sparse_X(X, name: str = "X", *, n_features: Optional[int] = None, esti
     X = _csr_matrix(X, name)
     if X.shape[0] == 0 or X.shape[1] == 0:
         raise ValueError(f"{name} must have at least one row and one column, got shape {X.shape}")
-    if not np.all(np.isfinite(X.data)):
-        raise ValueError(f"{name} contains NaN or infinity; remove or impute those values first")
-    _check_magnitude(X.data, name)
+    _check_finite_magnitude(X.data, name)
     if n_features is not None and X.shape[1] != n_features:
         raise ValueError(f"{name} has {X.shape[1]} features, but {estimator} is expecting {n_features} features "
                          "as input")
