@@ -341,7 +341,8 @@ class FunctionalBase(DPClassifierBase):
     released objective). A round releases g̃_t = g_t + noise and moves to the minimizer of this bound with the
     released, repaired Q̃ (trimmed, plus the ridge) under the same fairness constraint: a majorize–minimize step,
     whose fixed points are where g̃ vanishes on the constraint set — logistic regression (with the constraint), not
-    the linear-probability fit; Q̃'s noise only slows the steps. Q̃ and the constraint's μ̃ are reused
+    the linear-probability fit; Q̃'s noise, covered by a ridge at least its public spectral scale (``_refine``),
+    only slows the steps. Q̃ and the constraint's μ̃ are reused
     (post-processing); each round's gradient is a new release computed from the rows projected into the domain.
     Sensitivity (replace-one): a row adds r·x̃ with r = σ(x̃ᵀw_t) − y in (−1, 1), so replacing it moves g_t by at
     most sup ‖r·x̃ − r'·x̃'‖_p <= 2·max_{x in domain} ‖x̃‖_p (p = 1 for Laplace, 2 for Gaussian), and the sup is
@@ -645,8 +646,8 @@ class FunctionalBase(DPClassifierBase):
         ``solve_release`` with linear term g̃_t − 2(Q̃ + r·I)w_t.
 
         r = max(ridge_, the public spectral scale of Q̃'s noise E): H majorizes the true ⅛Σx̃x̃ᵀ (Böhning's bound
-        needs H >= Q) only if r covers −E, which ridge_ alone need not (ridge=0 made rounds raise the loss
-        fifty-fold); with r >= ‖E‖ (the scale estimates it) Q̃ + r·I >= Q + E + ‖E‖·I >= Q on the kept span."""
+        needs H >= Q) only if r covers −E, which ridge_ alone need not (with ridge=0 a round raised the loss
+        over twenty-fold); with r >= ‖E‖ (the scale estimates it) Q̃ + r·I >= Q + E + ‖E‖·I >= Q on the kept span."""
         Q_t, floor, noise_norm = quadratic
         ridge, constraint = max(out["ridge_"], noise_norm), out["constraint_"]
         w = np.append(out["coef_"], out["intercept_"]) if ctx.fit_intercept else out["coef_"].copy()
