@@ -701,9 +701,11 @@ _COMMON_PARAMETERS = """\
         moves from the Taylor objective's minimizer toward logistic regression. 0: the single release (the
         papers' setting). k: k rounds sharing REFINEMENT_SHARE = 0.2 of the budget. "auto": REFINEMENT_ROUNDS = 3
         rounds where their noise is small against the data (``_refinement_pays``: large n for d), else 0.
-        Refused (> 0) with paper_faithful=True. The fair estimators default to 0: with the same tau the rounds
-        buy accuracy with disparity (Adult, ε = 10: RD more than doubles; n = 300,000, d = 10: accuracy 0.856–0.859 →
-        0.874–0.876, DP difference ×1.5; bench/RESULTS.md, "Session 10"), so they are the user's choice there.
+        Refused (> 0) with paper_faithful=True. Each round is one more pass over X (with Dask input, over every
+        partition: out of core, one more read of the data). The fair estimators default to 0: with the same tau
+        the rounds buy accuracy with disparity (Adult, ε = 10: RD more than doubles; n = 300,000, d = 10: accuracy
+        0.856–0.859 → 0.874–0.876, DP difference ×1.5; bench/RESULTS.md, "Session 10"), so they are the user's
+        choice there.
     domain : FeatureDomain or None, default None
         The declared feature domain the sensitivities come from; None: the domain a DomainEncoder's output carries,
         else [0, 1]^d.
