@@ -52,12 +52,25 @@ py::tuple poly2(py::array X_in, Doubles a, Doubles c, py::object groups_in, std:
 }
 
 py::tuple poly2_csr(py::object data, py::object indices, py::object indptr, std::int64_t n_cols, Doubles a, Doubles c,
-                    py::object groups_in, std::optional<std::int64_t> n_groups, int n_threads) {
+                    py::object groups_in, std::optional<std::int64_t> n_groups, int n_threads, py::object one_hot_in,
+                    std::int64_t n_one_hot) {
   const CsrArrays X = csr_arrays(data, indices, indptr, n_cols);
+  Int64s one_hot;
+  const std::int64_t* oh = nullptr;
+  if (!one_hot_in.is_none()) {
+    one_hot = index_vector(one_hot_in, "one_hot_of");
+    check_length(one_hot, X.cols, "one_hot_of");
+    for (py::ssize_t j = 0; j < X.cols; ++j) {
+      if (one_hot.data()[j] < -1 || one_hot.data()[j] >= n_one_hot)
+        throw py::value_error("one_hot_of must lie in -1 .. n_one_hot-1");
+    }
+    oh = one_hot.data();
+  }
   return poly2_call(X.rows, X.cols, a, c, groups_in, n_groups, n_threads,
                     [&](const std::int64_t* g, std::ptrdiff_t K, double* b, double* Q, double* s, std::int64_t* k) {
                       with_csr(X, Reads::all_rows, [&](const auto& v) {
-                        dpfair::poly2_coefficients_csr(v, a.data(), c.data(), g, K, b, Q, s, k, n_threads);
+                        dpfair::poly2_coefficients_csr(v, a.data(), c.data(), g, K, b, Q, s, k, n_threads, oh,
+                                                       n_one_hot);
                       });
                     });
 }
@@ -72,5 +85,8 @@ void bind_poly2(py::module_& m) {
         "n_groups None: max(groups) + 1.");
   m.def("poly2_coefficients_csr", &poly2_csr, py::arg("data"), py::arg("indices"), py::arg("indptr"),
         py::arg("n_features"), py::arg("a"), py::arg("c"), py::arg("groups"), py::arg("n_groups"),
-        py::arg("n_threads"), "poly2_coefficients on a CSR matrix; returns (b, Q, group_sums, group_counts).");
+        py::arg("n_threads"), py::arg("one_hot_of") = py::none(), py::arg("n_one_hot") = 0,
+        "poly2_coefficients on a CSR matrix; returns (b, Q, group_sums, group_counts). one_hot_of (None or d "
+        "integers in -1 .. n_one_hot-1): one-hot column groups whose most frequent columns the pair pass may leave "
+        "out (same Q up to rounding).");
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "dpfair/logistic_row.hpp"
+#include "dpfair/one_hot_pairs.hpp"
 #include "dpfair/packed_csr_impl.hpp"
 #include "dpfair/packed_rows.hpp"
 #include "dpfair/parallel.hpp"
@@ -48,13 +49,14 @@ std::vector<std::ptrdiff_t> nnz_balanced_bounds(const I* indptr, std::ptrdiff_t 
 // One thread's partial sums for poly2_coefficients_csr.
 struct PolyPartial {
   std::vector<double> L;  // d × d, row-major, lower triangle: L[j·d + k], k <= j
+  std::vector<double> A;  // (d+1) × (d+1), lower triangle: the conforming rows' pairs in a one-hot basis
   std::vector<double> b, group_sums;
   std::vector<std::int64_t> counts;
 };
 
 template <class T, class I>
 void poly2_rows(const CsrView<T, I>& X, std::ptrdiff_t begin, std::ptrdiff_t end, const double* a, const double* c,
-                const std::int64_t* groups, std::ptrdiff_t n_groups, PolyPartial& out) {
+                const std::int64_t* groups, std::ptrdiff_t n_groups, const one_hot::Basis& basis, PolyPartial& out) {
   const std::ptrdiff_t d = X.cols;
   out.L.assign(static_cast<std::size_t>(d * d), 0.0);
   out.b.assign(static_cast<std::size_t>(d), 0.0);
@@ -74,8 +76,13 @@ void poly2_rows(const CsrView<T, I>& X, std::ptrdiff_t begin, std::ptrdiff_t end
       for (I p = X.indptr[i]; p < X.indptr[i + 1]; ++p) gs[X.indices[p]] += static_cast<double>(X.data[p]);
     }
   }
-  std::vector<I> cursor;
-  add_row_pairs(X, begin, end, c + begin, out.L.data(), d, cursor);
+  if (basis.empty()) {
+    std::vector<I> cursor;
+    add_row_pairs(X, begin, end, c + begin, out.L.data(), d, cursor);
+  } else {
+    out.A.assign(static_cast<std::size_t>((d + 1) * (d + 1)), 0.0);
+    one_hot::add_pairs_in_basis(X, begin, end, c + begin, basis, out.A.data(), out.L.data());
+  }
 }
 
 
@@ -291,7 +298,8 @@ void check_csr(CsrView<T, I>& X) {
 template <class T, class I>
 void poly2_coefficients_csr(const CsrView<T, I>& X, const double* a, const double* c, const std::int64_t* groups,
                             std::ptrdiff_t n_groups, double* b, double* Q, double* group_sums,
-                            std::int64_t* group_counts, int n_threads) {
+                            std::int64_t* group_counts, int n_threads, const std::int64_t* one_hot_of,
+                            std::ptrdiff_t n_one_hot) {
   // Complexity 16: argument checks, the per-thread pass and the reduction of the optional group sums, in order.
   const std::ptrdiff_t n = X.rows, d = X.cols;
   require(n == 0 || (a != nullptr && c != nullptr), "poly2_coefficients: a and c are required");
@@ -303,11 +311,12 @@ void poly2_coefficients_csr(const CsrView<T, I>& X, const double* a, const doubl
   const int threads = static_cast<int>(std::max<std::ptrdiff_t>(
       1, std::min<std::ptrdiff_t>(threads_for(pairs, per_thread, n_threads), n)));
 
+  const one_hot::Basis basis = one_hot::choose_basis(X, one_hot_of, n_one_hot);
   std::vector<PolyPartial> parts(static_cast<std::size_t>(threads));
   const std::vector<std::ptrdiff_t> bounds = nnz_balanced_bounds(X.indptr, n, threads);
   parallel_for(threads, threads, [&](int k, std::ptrdiff_t, std::ptrdiff_t) {
     poly2_rows(X, bounds[static_cast<std::size_t>(k)], bounds[static_cast<std::size_t>(k) + 1], a, c, groups,
-               n_groups, parts[static_cast<std::size_t>(k)]);
+               n_groups, basis, parts[static_cast<std::size_t>(k)]);
   });
 
   std::fill(b, b + d, 0.0);
@@ -325,6 +334,13 @@ void poly2_coefficients_csr(const CsrView<T, I>& X, const double* a, const doubl
       for (std::ptrdiff_t k = 0; k < n_groups * d; ++k) group_sums[k] += p.group_sums[static_cast<std::size_t>(k)];
       for (std::ptrdiff_t k = 0; k < n_groups; ++k) group_counts[k] += p.counts[static_cast<std::size_t>(k)];
     }
+  }
+  if (!basis.empty()) {
+    std::vector<double>& A = parts[0].A;
+    for (std::size_t t = 1; t < parts.size(); ++t) {
+      for (std::size_t k = 0; k < A.size(); ++k) A[k] += parts[t].A[k];
+    }
+    one_hot::add_from_basis(basis, A.data(), Q);
   }
   for (std::ptrdiff_t j = 0; j < d; ++j) {
     for (std::ptrdiff_t k = j + 1; k < d; ++k) Q[j * d + k] = Q[k * d + j];
@@ -428,32 +444,48 @@ void dpsgd_epochs_csr(const CsrView<T, I>& X, const SgdSteps& steps, const SgdCo
 
 namespace {
 
-// csr_in_domain's test of row i: bounds and one-hot groups of its stored values (counted per column in `stored`;
-// hit[g] = the last row with a 1 in group g), then the row-norm caps.
-template <class T, class I>
+// csr_in_domain's test of row i: bounds and one-hot groups of its stored values (hit[g] = the last row with a 1 in
+// group g), the stored values counted per column in `stored` (CountStored: only when some column's bounds exclude
+// 0, i.e. an implicit zero could fail), then the row-norm caps (Norms: only when a cap is finite). The two
+// specialisations drop a scattered increment and two addition chains per value: census-style rows (8.2 M values,
+// [0, 1] boxes, no caps) 13 ms instead of 33 ms, one thread.
+template <bool CountStored, bool Norms, class T, class I>
 bool row_in_domain(const CsrView<T, I>& X, std::ptrdiff_t i, const double* lower, const double* upper,
-                   const std::int64_t* group_of, double l1_cap, double l2_cap, std::vector<std::int64_t>& stored,
-                   std::vector<std::int64_t>& hit) {
+                   const std::int64_t* group_of, double l1_cap, double l2_cap, std::int64_t* stored,
+                   std::int64_t* hit) {
   const I lo = X.indptr[i], hi = X.indptr[i + 1];
   require(lo <= hi && static_cast<std::ptrdiff_t>(hi) <= X.capacity,
           "X.indptr must be non-decreasing and within the stored values (X.data / X.indices too short)");
   double l1 = 0.0, sq = 0.0;
+  bool ok = true;
   for (I p = lo; p < hi; ++p) {
     const I j = X.indices[p];
     require(j >= 0 && static_cast<std::ptrdiff_t>(j) < X.cols, "X.indices holds a column index outside 0 .. n_features-1");
     const double v = static_cast<double>(X.data[p]);
-    if (!(v >= lower[j] && v <= upper[j])) return false;
-    ++stored[static_cast<std::size_t>(j)];
+    ok &= (v >= lower[j]) & (v <= upper[j]);
+    if constexpr (CountStored) ++stored[j];
     const std::int64_t g = group_of[j];
     if (g >= 0 && v != 0.0) {
-      std::int64_t& last = hit[static_cast<std::size_t>(g)];
-      if (v != 1.0 || last == i) return false;  // not 0/1, or a second 1 in this group and row
+      std::int64_t& last = hit[g];
+      ok &= (v == 1.0) & (last != i);  // not 0/1, or a second 1 in this group and row
       last = i;
     }
-    l1 += std::abs(v);
-    sq += v * v;
+    if constexpr (Norms) {
+      l1 += std::abs(v);
+      sq += v * v;
+    }
   }
-  return l1 <= l1_cap && std::sqrt(sq) <= l2_cap;
+  if constexpr (Norms) ok &= (l1 <= l1_cap) & (std::sqrt(sq) <= l2_cap);
+  return ok;
+}
+
+template <bool CountStored, bool Norms, class T, class I>
+bool rows_in_domain(const CsrView<T, I>& X, const double* lower, const double* upper, const std::int64_t* group_of,
+                    double l1_cap, double l2_cap, std::int64_t* stored, std::int64_t* hit) {
+  for (std::ptrdiff_t i = 0; i < X.rows; ++i) {
+    if (!row_in_domain<CountStored, Norms>(X, i, lower, upper, group_of, l1_cap, l2_cap, stored, hit)) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -463,12 +495,20 @@ bool csr_in_domain(const CsrView<T, I>& X, const double* lower, const double* up
                    std::ptrdiff_t n_groups, double l1_cap, double l2_cap) {
   const std::ptrdiff_t n = X.rows, d = X.cols;
   require(n >= 0 && d >= 0 && X.indptr != nullptr && X.indptr[0] == 0, "X must have a shape and offsets from 0");
-  for (std::ptrdiff_t j = 0; j < d; ++j) require(group_of[j] < n_groups, "group_of must lie in -1 .. n_groups-1");
-  std::vector<std::int64_t> stored(static_cast<std::size_t>(d), 0), hit(static_cast<std::size_t>(n_groups), -1);
-  for (std::ptrdiff_t i = 0; i < n; ++i) {
-    if (!row_in_domain(X, i, lower, upper, group_of, l1_cap, l2_cap, stored, hit)) return false;
+  bool zero_everywhere = true;  // every column's bounds hold 0, so implicit zeros need no count
+  for (std::ptrdiff_t j = 0; j < d; ++j) {
+    require(group_of[j] < n_groups, "group_of must lie in -1 .. n_groups-1");
+    zero_everywhere &= lower[j] <= 0.0 && upper[j] >= 0.0;
   }
-  for (std::ptrdiff_t j = 0; j < d; ++j) {  // a column with an implicit zero needs 0 within its bounds
+  std::vector<std::int64_t> stored(zero_everywhere ? 0 : static_cast<std::size_t>(d), 0);
+  std::vector<std::int64_t> hit(static_cast<std::size_t>(n_groups), -1);
+  const bool norms = !(l1_cap == std::numeric_limits<double>::infinity() &&
+                       l2_cap == std::numeric_limits<double>::infinity());
+  const auto pass = zero_everywhere ? (norms ? rows_in_domain<false, true, T, I> : rows_in_domain<false, false, T, I>)
+                                    : (norms ? rows_in_domain<true, true, T, I> : rows_in_domain<true, false, T, I>);
+  if (!pass(X, lower, upper, group_of, l1_cap, l2_cap, stored.data(), hit.data())) return false;
+  for (std::ptrdiff_t j = 0; j < static_cast<std::ptrdiff_t>(stored.size()); ++j) {
+    // a column with an implicit zero needs 0 within its bounds
     if (stored[static_cast<std::size_t>(j)] < n && !(lower[j] <= 0.0 && upper[j] >= 0.0)) return false;
   }
   return true;
@@ -478,7 +518,7 @@ bool csr_in_domain(const CsrView<T, I>& X, const double* lower, const double* up
   template void check_csr<T, I>(CsrView<T, I>&);                                                                    \
   template void poly2_coefficients_csr<T, I>(const CsrView<T, I>&, const double*, const double*,                    \
                                              const std::int64_t*, std::ptrdiff_t, double*, double*, double*,        \
-                                             std::int64_t*, int);                                                   \
+                                             std::int64_t*, int, const std::int64_t*, std::ptrdiff_t);              \
   template void clip_group_gradients_csr<T, I>(const CsrView<T, I>&, const double*, const double*, double,          \
                                                const std::int64_t*, std::ptrdiff_t, const std::int64_t*,            \
                                                const double*, std::ptrdiff_t, double, double, double*,              \

@@ -134,6 +134,8 @@ def poly2_coefficients_csr(
     groups: Optional[npt.NDArray[np.int64]],
     n_groups: Optional[int],
     n_threads: int,
+    one_hot_of: Optional[npt.NDArray[np.int64]] = None,
+    n_one_hot: int = 0,
 ) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.int64]]: ...
 def csr_in_domain(
     data: npt.NDArray[np.floating],

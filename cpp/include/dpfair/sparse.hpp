@@ -34,10 +34,15 @@ void check_csr(CsrView<T, I>& X);
 // poly2_coefficients (poly2.hpp), with the work of Q Σ_i nnz_i(nnz_i + 1)/2 multiply-adds into its lower triangle
 // (each row's non-zero pairs). Threads split the rows into chunks of about equal non-zeros (per-thread d×d
 // accumulators). X must have passed check_csr.
+// one_hot_of (optional, d entries: column → one-hot group 0 .. n_one_hot−1, or −1) names column groups in which
+// most rows hold exactly one value 1.0; the pass then leaves each such group's most frequent column out of the
+// pairs and recovers its sums from the others (one_hot_pairs.hpp): the same Q up to rounding, about half the work
+// on one-hot encoded rows. Rows that do not conform are summed as they are; nullptr: the plain pass.
 template <class T, class I>
 void poly2_coefficients_csr(const CsrView<T, I>& X, const double* a, const double* c, const std::int64_t* groups,
                             std::ptrdiff_t n_groups, double* b, double* Q, double* group_sums,
-                            std::int64_t* group_counts, int n_threads);
+                            std::int64_t* group_counts, int n_threads, const std::int64_t* one_hot_of = nullptr,
+                            std::ptrdiff_t n_one_hot = 0);
 
 // clip_group_gradients (clipgrad.hpp) on CSR rows: per batch row O(nnz_i) (the l2·w part of each gradient is
 // summed per group as a scalar and added once, O(n_groups·d) per call).
@@ -114,7 +119,7 @@ bool csr_in_domain(const CsrView<T, I>& X, const double* lower, const double* up
   extern template void check_csr<T, I>(CsrView<T, I>&);                                                              \
   extern template void poly2_coefficients_csr<T, I>(const CsrView<T, I>&, const double*, const double*,              \
                                                     const std::int64_t*, std::ptrdiff_t, double*, double*, double*, \
-                                                    std::int64_t*, int);                                             \
+                                                    std::int64_t*, int, const std::int64_t*, std::ptrdiff_t);       \
   extern template void clip_group_gradients_csr<T, I>(const CsrView<T, I>&, const double*, const double*, double,    \
                                                       const std::int64_t*, std::ptrdiff_t, const std::int64_t*,      \
                                                       const double*, std::ptrdiff_t, double, double, double*,        \

@@ -45,13 +45,15 @@ __all__ = [
 
 
 # -- the non-private part --------------------------------------------------------------------------------------
-def taylor_terms(X, a, c: float, *, fit_intercept: bool, groups=None, n_groups=None, n_threads=None, backend="native"):
+def taylor_terms(X, a, c: float, *, fit_intercept: bool, groups=None, n_groups=None, one_hot_groups=None,
+                 n_threads=None, backend="native"):
     """(b, Q, group_sums, group_counts) of rows [x_i, 1] (fit_intercept) or x_i, with row weights a and a scalar c.
 
     b = Σ a_i x̃_i, Q = c·Σ x̃_i x̃ᵢᵀ; group_sums are sums of the ORIGINAL x_i (no constant column).
     X is read once by ``poly2_coefficients`` and never copied: the intercept's entries are added analytically,
     Σ a_i from the weights, n·c, and c·Σ x_i = c·Σ_k group_sums[k] (without groups a single all-rows group gives
-    the column sums in the same pass).
+    the column sums in the same pass). one_hot_groups: the domain's one-hot groups, a speed hint for CSR X (see
+    ``kernels.poly2_coefficients``).
     """
     n, d = X.shape
     c = float(c)
@@ -59,7 +61,7 @@ def taylor_terms(X, a, c: float, *, fit_intercept: bool, groups=None, n_groups=N
     if own_group:  # one group holding every row: its sum is Σ x_i, computed in the same pass
         groups, n_groups = np.zeros(n, dtype=np.int64), 1
     b, Q, gsums, gcounts = kernels.poly2_coefficients(
-        X, a, c, groups=groups, n_groups=n_groups, n_threads=n_threads, backend=backend
+        X, a, c, groups=groups, n_groups=n_groups, one_hot_groups=one_hot_groups, n_threads=n_threads, backend=backend
     )
     if not fit_intercept:
         return b, Q, gsums, gcounts
@@ -281,6 +283,8 @@ def taylor_terms_in_domain(domain, policy: str, X, a, c, **kwargs):
     """
     _check_domain_and_policy(domain, X, policy)
     d0 = X.shape[1]
+    if kernels.is_sparse(X) and getattr(domain, "one_hot_groups", None):  # a speed hint for the CSR pair pass
+        kwargs = {**kwargs, "one_hot_groups": domain.one_hot_groups}
     contains_all = getattr(domain, "contains_all", None)
     if contains_all is not None and float(c) > 0:
         b, Q, gsums, gcounts = taylor_terms(X, a, c, **kwargs)
