@@ -53,12 +53,14 @@ def main_job(seed=None) -> None:
     print("\nModels (test set):")
     report("LogisticRegression (non-private)", LogisticRegression().fit(X_train, y_train))
     for eps in (1.0, 10.0):
-        model = FairFunctionalMechanismLR(epsilon=eps, delta=1e-5, domain=domain, random_state=seed)
+        model = FairFunctionalMechanismLR(epsilon=eps, delta=1e-5, domain=domain, random_state=seed,
+                                          declared_groups=[0, 1])  # sex: 0 Female, 1 Male (public labels)
         model.fit(X_train, y_train, sensitive_features=s_train)
         report(f"FairFunctionalMechanismLR eps={eps:g}, delta=1e-5", model)
     dpsgd = DPSGDClassifier(target_epsilon=1.0, delta=1e-5, clip_norm=1.0, learning_rate=2.0, random_state=seed)
     report("DPSGDClassifier eps=1, delta=1e-5 (not fair)", dpsgd.fit(X_train, y_train))
-    constrained = ConstrainedDPSGDClassifier(target_epsilon=1.0, delta=1e-5, random_state=seed)  # library defaults
+    constrained = ConstrainedDPSGDClassifier(target_epsilon=1.0, delta=1e-5, random_state=seed,
+                                             declared_groups=[0, 1])  # library defaults
     report("ConstrainedDPSGD (dem. parity) eps=1", constrained.fit(X_train, y_train, sensitive_features=s_train))
     majority = max(np.mean(y_test), 1 - np.mean(y_test))
     print(f"  (a constant 'income <= 50K' model scores accuracy {majority:.4f}, ROC-AUC 0.5, risk difference 0)")

@@ -296,7 +296,7 @@ def fit_dask(est, X, y, *, sensitive_features=None):
     draws is the in-memory ``fit``'s.
     """
     from ._validation import check_random_state
-    from .models._base import replace_fitted
+    from .models._base import replace_fitted, warn_if_groups_read_from_data
     from .models._functional_base import FunctionalBase
     from .models.logistic import LogisticRegression
 
@@ -317,6 +317,8 @@ def fit_dask(est, X, y, *, sensitive_features=None):
     classes, group_labels = _labels(y, s, getattr(est, "declared_groups", None))
     if est._ignores_sensitive_features:  # checked only: no groups_ from them (as in memory)
         s = group_labels = None
+    elif group_labels is not None:
+        warn_if_groups_read_from_data(est, group_labels)
     rng = check_random_state(getattr(est, "random_state", None))
     rows = DaskRows(X, y, s, classes, group_labels)
     if isinstance(est, FunctionalBase):

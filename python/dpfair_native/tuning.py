@@ -8,6 +8,7 @@ the best — to ``privacy_spent_``.
 from __future__ import annotations
 
 import math
+import warnings
 from numbers import Real
 from typing import Optional, Sequence
 
@@ -25,6 +26,7 @@ from ._validation import (
     check_X,
     validate_params,
 )
+from .preprocessing import PrivacyLeakWarning
 
 __all__ = ["PrivateHyperparameterSearch", "tnb_mean", "tnb_gamma_for_mean", "tnb_selection_rdp", "sample_tnb"]
 
@@ -274,6 +276,13 @@ class PrivateHyperparameterSearch:
             labels, groups = np.array([0]), np.zeros(n, dtype=np.int64)
         else:
             labels, groups = check_sensitive_features(sensitive_features, n, groups=self.declared_groups)
+            if self.declared_groups is None:
+                warnings.warn(
+                    "PrivateHyperparameterSearch: the group labels were read from sensitive_features, so which groups "
+                    "occur is released without privacy protection; pass declared_groups=[...] to declare them",
+                    PrivacyLeakWarning,
+                    stacklevel=2,
+                )
         K = labels.shape[0]
         rng = check_random_state(self.random_state)
 

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Union
 
-__all__ = ["Report", "PlotSpec", "REGISTRY", "run", "machine", "write_section", "default_results_path", "progress"]
+__all__ = ["Report", "PlotSpec", "REGISTRY", "run", "machine", "write_section", "default_results_path", "progress",
+           "with_adult_groups"]
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,15 @@ def progress(iterable, *, total=None, desc: str = ""):
     except ImportError:
         return iterable
     return tqdm(iterable, total=total, desc=desc, leave=False)
+
+
+def with_adult_groups(model):
+    """``model`` with ``declared_groups=[0, 1]`` when it takes them and has none: the bundled Adult file's sensitive
+    attribute is sex (0 Female, 1 Male), a public label set, declared so no fit reads it from the rows."""
+    params = model.get_params(deep=False) if hasattr(model, "get_params") else {}
+    if "declared_groups" in params and params["declared_groups"] is None:
+        model.set_params(declared_groups=[0, 1])
+    return model
 
 
 def _cpu_model() -> str:

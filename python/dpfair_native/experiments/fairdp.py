@@ -28,7 +28,8 @@ DELTA = 1e-5
 DPSGD_PARAMS = dict(batch_size=256, epochs=20, clip_norm=1.0, learning_rate=1.0, center=False)
 #: FairDP, fixed: per-group q = 0.01, 5 epochs (T = 500), C = 1, η = 1, N = 10 members, noisy group counts.
 #: The weight bound M is not fixed: it is chosen per seed and ε from M_GRID on validation data.
-FAIRDP_PARAMS = dict(sample_rate=0.01, epochs=5, clip_norm=1.0, learning_rate=1.0, n_models=10, center=False)
+FAIRDP_PARAMS = dict(sample_rate=0.01, epochs=5, clip_norm=1.0, learning_rate=1.0, n_models=10, center=False,
+                     declared_groups=[0, 1])
 #: Regular grid (step 0.25) over the range where the trade-off moves on Adult.
 M_GRID = (1.5, 1.75, 2.0, 2.25, 2.5, 2.75, 3.0)
 VALIDATION_SIZE = 0.2

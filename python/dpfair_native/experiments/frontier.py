@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-from ._harness import PlotSpec, Report, progress
+from ._harness import PlotSpec, Report, progress, with_adult_groups
 
 EPSILONS = (0.5, 1.0, 2.0, 4.0, float("inf"))
 DELTA = 1e-5
@@ -131,7 +131,7 @@ def evaluate(runs):
                 X_tr, X_te = (X_spline[tr], X_spline[te]) if spline else (ds.X[tr], ds.X[te])
                 t0 = time.perf_counter()
                 try:
-                    model.fit(X_tr, y_tr, sensitive_features=s_tr)
+                    with_adult_groups(model).fit(X_tr, y_tr, sensitive_features=s_tr)
                 except ValueError as exc:  # e.g. an estimator without a non-private mode
                     cells.setdefault((label, bound, eps), {"error": str(exc)})
                     continue

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ._harness import PlotSpec, Report, progress
+from ._harness import PlotSpec, Report, progress, with_adult_groups
 
 # The papers' numbers (mean, std): Xu et al. Table 2 (Adult) / Table 1, Ding et al. Table 2 (Adult, RD only).
 XU_PAPER = {
@@ -100,7 +100,7 @@ def _evaluate(name, eps, faithful, runs, data, ding=False):
     for seed in range(runs):
         Xtr, Xte, ytr, yte, str_, ste = splits[seed]
         m = _models(name, eps, faithful, domain, x_s, seed, ding=ding)
-        m.fit(Xtr, ytr, sensitive_features=str_)
+        with_adult_groups(m).fit(Xtr, ytr, sensitive_features=str_)
         pred = m.predict(Xte)
         score = m.decision_function(Xte)
         rows.append((

@@ -26,6 +26,7 @@ from ..distributed import (
     is_dask_collection,  # no Dask import: the module imports Dask only when used
 )
 from ..domain import FeatureDomain
+from ..preprocessing import PrivacyLeakWarning
 
 
 class NotFittedError(ValueError, AttributeError):
@@ -77,6 +78,21 @@ def replace_fitted(est, fitted: Dict[str, Any]):
     return est
 
 
+def warn_if_groups_read_from_data(est, group_labels) -> None:
+    """PrivacyLeakWarning when a private fit takes its group labels from the data (no ``declared_groups``): which
+    groups occur, and how many, is then released without protection (``groups_``, and every per-group quantity's
+    shape)."""
+    if getattr(est, "declared_groups", None) is not None or not est._adds_noise():
+        return
+    warnings.warn(
+        f"{type(est).__name__}: the group labels {[v.item() if hasattr(v, 'item') else v for v in group_labels]} "
+        "were read from sensitive_features, so which groups occur is released without privacy protection; pass "
+        "declared_groups=[...] (the public list of possible labels) to make them public by declaration",
+        PrivacyLeakWarning,
+        stacklevel=3,
+    )
+
+
 class DPClassifierBase:
     """Base class of dpfair_native's binary classifiers (scikit-learn estimator API).
 
@@ -112,6 +128,10 @@ class DPClassifierBase:
     _accepts_sparse = True
     # parameter name -> allowed forms (see dpfair_native._validation), checked once at the start of fit
     _parameter_constraints: Dict[str, list] = {}
+
+    def _adds_noise(self) -> bool:
+        """Whether the fit is private (a non-private baseline or run returns False: nothing to warn about)."""
+        return True
 
     # -- scikit-learn parameter protocol -------------------------------------------------------------------
     @classmethod
@@ -219,6 +239,7 @@ class DPClassifierBase:
             group_labels, groups = check_sensitive_features(
                 sensitive_features, X.shape[0], groups=getattr(self, "declared_groups", None)
             )
+            warn_if_groups_read_from_data(self, group_labels)
         rng = check_random_state(getattr(self, "random_state", None))
         self._input_domain = input_domain if isinstance(input_domain, FeatureDomain) else None
         try:

@@ -371,6 +371,9 @@ class _DPSGDBase(DPClassifierBase):
         target, sigma = self._requested_privacy()
         return target is not None or float(sigma) != 0.0
 
+    def _adds_noise(self) -> bool:
+        return self._private()
+
     @staticmethod
     def _effective_sigma(sigma: float, sigma_count: float) -> float:
         """Noise multiplier of one step's whole release (counts and gradient sum, same batch).
