@@ -107,7 +107,8 @@ Basis choose_basis(const CsrView<T, I>& X, const std::int64_t* one_hot_of, std::
     const std::ptrdiff_t ref = *std::max_element(columns[k].begin(), columns[k].end(), [&](auto u, auto v) {
       return column_count[static_cast<std::size_t>(u)] < column_count[static_cast<std::size_t>(v)];
     });
-    for (std::ptrdiff_t j : columns[k]) basis.group_of[static_cast<std::size_t>(j)] = static_cast<std::int64_t>(basis.reference.size());
+    const auto index = static_cast<std::int64_t>(basis.reference.size());
+    for (std::ptrdiff_t j : columns[k]) basis.group_of[static_cast<std::size_t>(j)] = index;
     basis.is_reference[static_cast<std::size_t>(ref)] = 1;
     basis.reference.push_back(ref);
     basis.members.push_back(std::move(columns[k]));
@@ -192,7 +193,9 @@ inline void add_from_basis(const Basis& basis, const double* A, double* L) {
   const std::ptrdiff_t d = basis.cols, D = d + 1;
   std::vector<double> F(static_cast<std::size_t>(D * D)), M(static_cast<std::size_t>(D * d));
   for (std::ptrdiff_t j = 0; j < D; ++j) {  // F: A made symmetric
-    for (std::ptrdiff_t k = 0; k <= j; ++k) F[static_cast<std::size_t>(j * D + k)] = F[static_cast<std::size_t>(k * D + j)] = A[j * D + k];
+    for (std::ptrdiff_t k = 0; k <= j; ++k) {
+      F[static_cast<std::size_t>(j * D + k)] = F[static_cast<std::size_t>(k * D + j)] = A[j * D + k];
+    }
   }
   // M = F C (D × d, row-major): column k of C is e_k, or for a reference e_d − Σ of its group's other columns.
   for (std::ptrdiff_t r = 0; r < D; ++r) {
