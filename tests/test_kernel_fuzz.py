@@ -48,6 +48,42 @@ def test_poly2_dtypes_and_magnitudes(n, d, dtype, scale, seed, threads, transpos
     np.testing.assert_array_equal(Q, Q.T)
 
 
+@settings(max_examples=80, deadline=None)
+@given(n=st.integers(0, 80), cards=st.lists(st.integers(1, 6), min_size=1, max_size=4), numeric=st.integers(0, 3),
+       damage=st.sampled_from([0.0, 0.005, 0.2]), seed=st.integers(0, 2**32 - 1), threads=st.sampled_from([1, 2]),
+       single=st.booleans(), wide=st.booleans())
+def test_poly2_csr_one_hot_hint_matches_reference(n, cards, numeric, damage, seed, threads, single, wide):
+    """one_hot_groups on random one-hot rows, some broken (no value, two values, a value other than 1, a stored 0),
+    groups in a random column order: the same b, Q and group sums as the reference, whichever groups the pass uses."""
+    sp = pytest.importorskip("scipy.sparse")
+    rng = np.random.default_rng(seed)
+    d = numeric + sum(cards)
+    perm = rng.permutation(d)
+    dense = np.zeros((n, d))
+    dense[:, perm[:numeric]] = np.where(rng.random((n, numeric)) < 0.5, rng.normal(size=(n, numeric)), 0.0)
+    groups, offset = [], numeric
+    for k in cards:
+        cols = perm[offset:offset + k]
+        offset += k
+        groups.append(cols.tolist())
+        p = 1.0 / np.arange(1, k + 1) ** 2
+        dense[np.arange(n), cols[rng.choice(k, size=n, p=p / p.sum())]] = 1.0
+        broken = rng.random(n) < damage
+        dense[np.ix_(broken, cols)] = rng.choice([0.0, 1.0, 0.5], size=(int(broken.sum()), k))
+    X = sp.csr_matrix(dense.astype(np.float32 if single else np.float64))
+    if X.nnz and rng.random() < 0.3:
+        X.data[rng.integers(X.nnz)] = 0.0  # a stored zero
+    if wide:
+        X.indices, X.indptr = X.indices.astype(np.int64), X.indptr.astype(np.int64)
+    a, c = rng.normal(size=n), rng.random(n)
+    s = rng.integers(0, 2, size=n)
+    native = kernels.poly2_coefficients(X, a, c, groups=s, n_groups=2, one_hot_groups=groups, n_threads=threads)
+    ref = kernels.poly2_coefficients(X, a, c, groups=s, n_groups=2, backend="numpy")
+    for got, want in zip(native, ref):
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10)
+    np.testing.assert_array_equal(native[1], native[1].T)
+
+
 @settings(max_examples=40, deadline=None)
 @given(n=st.integers(1, 30), d=st.integers(1, 6), wscale=st.sampled_from([0.0, 1.0, 1e3, 1e150]),
        xscale=st.sampled_from([1.0, 1e-200, 1e100]), seed=st.integers(0, 2**32 - 1),
