@@ -57,6 +57,9 @@ NO_WARNING = {
     "fm-ignores-groups": models.FunctionalMechanismLR(epsilon=1.0, random_state=0),
     "non-private": models.FairLogisticRegression(),
     "sigma-0": models.DPSGDFClassifier(noise_multiplier=0.0, batch_size=64, epochs=1, random_state=0),
+    "fairdp-sigma-0": models.FairDPClassifier(noise_multiplier=0.0, sample_rate=0.1, epochs=1, random_state=0),
+    "fm-epsilon-inf": models.FairFunctionalMechanismLR(epsilon=np.inf),
+    "pdfc-epsilon-inf": models.PDFC(epsilon_s=np.inf, epsilon_n=np.inf),
 }
 
 
@@ -76,6 +79,7 @@ def test_the_tuner_and_the_dask_path_warn_too():
     da = pytest.importorskip("dask.array")
     Xd, yd, sd = (da.from_array(v, chunks=500) for v in (X, y, s))
     fm = models.FairFunctionalMechanismLR(epsilon=1.0, random_state=0)
-    assert len(_leak_warnings(lambda: fm.fit(Xd, yd, sensitive_features=sd))) == 1
+    leaks = _leak_warnings(lambda: fm.fit(Xd, yd, sensitive_features=sd))
+    assert len(leaks) == 1 and leaks[0].filename == __file__
     fm.set_params(declared_groups=[0, 1])
     assert _leak_warnings(lambda: fm.fit(Xd, yd, sensitive_features=sd)) == []

@@ -75,7 +75,7 @@ def test_poly2_csr_one_hot_hint_matches_reference(n, cards, numeric, damage, see
         X.data[rng.integers(X.nnz)] = 0.0  # a stored zero
     if wide:
         X.indices, X.indptr = X.indices.astype(np.int64), X.indptr.astype(np.int64)
-    a, c = rng.normal(size=n), rng.random(n)
+    a, c = rng.normal(size=n), np.full(n, rng.random())  # the basis needs one weight for every row
     s = rng.integers(0, 2, size=n)
     native = kernels.poly2_coefficients(X, a, c, groups=s, n_groups=2, one_hot_groups=groups, n_threads=threads)
     ref = kernels.poly2_coefficients(X, a, c, groups=s, n_groups=2, backend="numpy")

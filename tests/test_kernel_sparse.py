@@ -110,8 +110,8 @@ def skewed_one_hot_csr(n, cards, n_numeric=3, seed=0, dtype=np.float64, index_dt
 def test_poly2_csr_one_hot_hint_matches_reference(dtype, index_dtype, n_threads, damage):
     """one_hot_groups: the pass leaves each group's most frequent column out and recovers it from the others. Same
     b, Q and group sums as the reference whatever the rows hold: rows that break a group (no value, two 1s, a value
-    other than 1, a stored zero) are summed as they are; a group most rows break is not used. With random weights
-    the recovered sums differ from the plain pass in the last bits, which shows the basis was used."""
+    other than 1, a stored zero) are summed as they are; a group most rows break is not used. The recovered sums
+    differ from the plain pass in the last bits, which shows the basis was used."""
     X, groups = skewed_one_hot_csr(3000, [2, 3, 5, 8, 13], dtype=dtype, index_dtype=index_dtype,
                             sparse_numeric=damage == "none")
     X = X.tolil()
@@ -135,8 +135,7 @@ def test_poly2_csr_one_hot_hint_matches_reference(dtype, index_dtype, n_threads,
     X.indices, X.indptr = X.indices.astype(index_dtype), X.indptr.astype(index_dtype)
     rng = np.random.default_rng(4)
     n = X.shape[0]
-    a, c = rng.normal(size=n), rng.random(n)
-    c[::11] = 0.0
+    a, c = rng.normal(size=n), np.full(n, 0.1)  # one weight for every row, as in the Taylor terms
     s = rng.integers(0, 3, size=n)
     hint = kernels.poly2_coefficients(X, a, c, groups=s, one_hot_groups=groups, n_threads=n_threads)
     plain = kernels.poly2_coefficients(X, a, c, groups=s, n_threads=n_threads)
@@ -148,12 +147,17 @@ def test_poly2_csr_one_hot_hint_matches_reference(dtype, index_dtype, n_threads,
 
 
 def test_poly2_csr_one_hot_hint_is_skipped_where_it_cannot_apply():
-    """Unsorted rows, groups no row fills, groups of one column and too little saving: the plain pass, bit for bit."""
+    """Per-row weights (a recovered entry's rounding would be relative to Σ|c_i|, not to the entry), groups of one
+    column or of numeric columns, unsorted rows: the plain pass, bit for bit."""
     X, groups = skewed_one_hot_csr(2000, [2, 4, 6])
     rng = np.random.default_rng(5)
-    a, c = rng.normal(size=2000), rng.random(2000)
+    a, c = rng.normal(size=2000), np.full(2000, 0.1)
     plain = kernels.poly2_coefficients(X, a, c)[1]
+    assert not np.array_equal(kernels.poly2_coefficients(X, a, c, one_hot_groups=groups)[1], plain)
     assert np.array_equal(kernels.poly2_coefficients(X, a, c, one_hot_groups=[[0], [1, 2]])[1], plain)
+    c_rows = rng.random(2000)
+    assert np.array_equal(kernels.poly2_coefficients(X, a, c_rows, one_hot_groups=groups)[1],
+                          kernels.poly2_coefficients(X, a, c_rows)[1])
     Xu = sp.csr_matrix(shuffled_rows(X), shape=X.shape)
     close(kernels.poly2_coefficients(Xu, a, c, one_hot_groups=groups)[1], plain)
     with pytest.raises(ValueError, match="disjoint"):

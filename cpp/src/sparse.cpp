@@ -311,7 +311,10 @@ void poly2_coefficients_csr(const CsrView<T, I>& X, const double* a, const doubl
   const int threads = static_cast<int>(std::max<std::ptrdiff_t>(
       1, std::min<std::ptrdiff_t>(threads_for(pairs, per_thread, n_threads), n)));
 
-  const one_hot::Basis basis = one_hot::choose_basis(X, one_hot_of, n_one_hot);
+  // The basis only with one weight for every row: with per-row weights a recovered entry would carry rounding
+  // relative to Σ_i |c_i| rather than to its own size (c_i spanning 1e-6 .. 1e6: 6e-4 relative, measured).
+  const bool one_weight = n > 0 && std::all_of(c, c + n, [&](double v) { return v == c[0]; });
+  const one_hot::Basis basis = one_weight ? one_hot::choose_basis(X, one_hot_of, n_one_hot) : one_hot::Basis{};
   std::vector<PolyPartial> parts(static_cast<std::size_t>(threads));
   const std::vector<std::ptrdiff_t> bounds = nnz_balanced_bounds(X.indptr, n, threads);
   parallel_for(threads, threads, [&](int k, std::ptrdiff_t, std::ptrdiff_t) {

@@ -318,7 +318,7 @@ def fit_dask(est, X, y, *, sensitive_features=None):
     if est._ignores_sensitive_features:  # checked only: no groups_ from them (as in memory)
         s = group_labels = None
     elif group_labels is not None:
-        warn_if_groups_read_from_data(est, group_labels)
+        warn_if_groups_read_from_data(est, group_labels, stacklevel=4)  # the caller of est.fit
     rng = check_random_state(getattr(est, "random_state", None))
     rows = DaskRows(X, y, s, classes, group_labels)
     if isinstance(est, FunctionalBase):

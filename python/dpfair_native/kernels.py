@@ -191,18 +191,20 @@ def poly2_coefficients(
     exact logistic regression uses c_i = p_i(1 − p_i).
 
     one_hot_groups (optional; a sequence of disjoint column-index sequences, e.g. a FeatureDomain's one-hot
-    groups) is a speed hint for CSR X: in a group where nearly every row holds exactly one value 1.0, the native
-    pass leaves the group's most frequent column out of the pairs and recovers its sums from the others
-    (x_ref = 1 − Σ of the group's other columns, row by row), about half the work on one-hot encoded rows. The
-    result is the same Q up to rounding whether or not the rows conform (rows that do not are summed as they
-    are). Ignored for dense X and by the NumPy twin.
+    groups) is a speed hint for CSR X with one weight c for every row (the Taylor terms): in a group where nearly
+    every row holds exactly one value 1.0, the native pass leaves the group's most frequent column out of the
+    pairs and recovers its sums from the others (x_ref = 1 − Σ of the group's other columns, row by row), about
+    half the work on one-hot encoded rows. The result is the same Q up to rounding whether or not the rows conform
+    (rows that do not are summed as they are). Ignored for dense X, for per-row weights c and by the NumPy twin.
     """
     _check_backend(backend)
     X = _float_matrix_or_csr(X, "X")
     n, d = X.shape
     one_hot_of = None if one_hot_groups is None else _column_groups(one_hot_groups, d)
     threads = _threads(n_threads)
-    _check_square_fits(d, threads + 1, "X")
+    # the plain pass: a d×d accumulator per thread and Q; the one-hot basis: also (d+1)² per thread and two for
+    # the change of basis
+    _check_square_fits(d, (2 * threads + 3) if one_hot_groups is not None and _is_csr(X) else (threads + 1), "X")
     a = _float_vector(a, n, "a")
     c = _float_vector(c, n, "c")
     _all_finite(a, "a")

@@ -8,7 +8,10 @@
 // The pair pass then costs (m − h + 1)(m − h + 2)/2 updates for a row of m values of which h are reference hits,
 // instead of m(m + 1)/2: on the census-style rows (34 values, references hit 11 times on average) 301 instead of
 // 595. Rows that do not conform (a group empty, twice set, or holding a value other than 1.0) are summed as they
-// are, in a separate accumulator. Which columns are references only changes rounding, never the sums.
+// are, in a separate accumulator. Which columns are references only changes rounding, never the sums. A recovered
+// entry is a difference of sums over all conforming rows, so its rounding is relative to Σ_i |c_i|: the caller
+// uses the basis only when every c_i is the same (then a reference's entries, the most frequent column's, are at
+// least a 1/|g| share of those sums).
 #pragma once
 
 #include <algorithm>

@@ -37,7 +37,8 @@ void check_csr(CsrView<T, I>& X);
 // one_hot_of (optional, d entries: column → one-hot group 0 .. n_one_hot−1, or −1) names column groups in which
 // most rows hold exactly one value 1.0; the pass then leaves each such group's most frequent column out of the
 // pairs and recovers its sums from the others (one_hot_pairs.hpp): the same Q up to rounding, about half the work
-// on one-hot encoded rows. Rows that do not conform are summed as they are; nullptr: the plain pass.
+// on one-hot encoded rows, when every row has the same weight c. Rows that do not conform are summed as they are;
+// nullptr, or per-row weights: the plain pass.
 template <class T, class I>
 void poly2_coefficients_csr(const CsrView<T, I>& X, const double* a, const double* c, const std::int64_t* groups,
                             std::ptrdiff_t n_groups, double* b, double* Q, double* group_sums,

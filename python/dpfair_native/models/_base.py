@@ -78,7 +78,7 @@ def replace_fitted(est, fitted: Dict[str, Any]):
     return est
 
 
-def warn_if_groups_read_from_data(est, group_labels) -> None:
+def warn_if_groups_read_from_data(est, group_labels, stacklevel: int = 3) -> None:
     """PrivacyLeakWarning when a private fit takes its group labels from the data (no ``declared_groups``): which
     groups occur, and how many, is then released without protection (``groups_``, and every per-group quantity's
     shape)."""
@@ -89,7 +89,7 @@ def warn_if_groups_read_from_data(est, group_labels) -> None:
         "were read from sensitive_features, so which groups occur is released without privacy protection; pass "
         "declared_groups=[...] (the public list of possible labels) to make them public by declaration",
         PrivacyLeakWarning,
-        stacklevel=3,
+        stacklevel=stacklevel,
     )
 
 

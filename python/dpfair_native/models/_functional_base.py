@@ -365,6 +365,12 @@ class FunctionalBase(DPClassifierBase):
     def _plan(self, ctx: FunctionalContext, rng) -> ReleasePlan:
         raise NotImplementedError
 
+    def _adds_noise(self) -> bool:
+        """False only when every budget parameter is infinite (a non-private run)."""
+        params = self.get_params(deep=False)
+        budgets = [params[k] for k in ("epsilon", "epsilon_s", "epsilon_n") if k in params]
+        return not budgets or any(v is None or math.isfinite(float(v)) for v in budgets)
+
     def _claimed(self, ctx: FunctionalContext):
         return None
 

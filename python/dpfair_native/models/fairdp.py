@@ -373,6 +373,10 @@ class FairDPClassifier(DPClassifierBase):
             raise ValueError("give group_sizes (public n_k) or count_noise_multiplier (noisy counts); both are None")
         return None, float(self.count_noise_multiplier)
 
+    def _adds_noise(self) -> bool:
+        target, sigma = requested_privacy(self.target_epsilon, self.noise_multiplier)
+        return target is not None or float(sigma) != 0.0
+
     def _noise_multiplier(self, delta: float, q_max: float, steps: int, releases, secure: bool) -> float:
         """σ: ``noise_multiplier``, or calibrated to ``target_epsilon`` with the pre-training releases (the count
         histogram, the centre) composed in."""
