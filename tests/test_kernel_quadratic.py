@@ -412,3 +412,59 @@ def test_property_native_matches_reference_and_is_optimal(problem, which, bounde
         grad = P.T @ (2.0 * H @ nat.w + b)
     h_norm = np.abs(lam).max() + ridge + nat.shift
     assert np.linalg.norm(grad) <= 1e-8 * (h_norm * np.linalg.norm(nat.w) + np.linalg.norm(b))
+
+
+def _few_dropped(d=150, k=20, seed=0):
+    """Q with k of d eigenvalues negative (the trim drops them): the solve runs from the dropped side."""
+    rng = np.random.default_rng(seed)
+    U, _ = np.linalg.qr(rng.normal(size=(d, d)))
+    lam = rng.uniform(0.1, 10, d)
+    lam[:k] = -rng.uniform(0.01, 5, k)
+    Q = (U * lam) @ U.T
+    return 0.5 * (Q + Q.T), U[:, :k], U[:, k:], rng
+
+
+@pytest.mark.parametrize("ridge", [0.0, 1e6, 1e14])
+def test_trim_from_the_dropped_side_matches_reference_whatever_the_ridge(ridge):
+    """M = H + V_r(s − Λ_r − ridge)V_rᵀ with s = scale + ridge: M's dropped block grows with the ridge, so a huge
+    ridge costs no accuracy, and nothing of w lies along the dropped directions."""
+    Q, V_r, _, rng = _few_dropped()
+    b = rng.normal(size=Q.shape[0])
+    nat = solve(Q, b, psd="trim", floor=1e-3, ridge=ridge)
+    ref = solve(Q, b, psd="trim", floor=1e-3, ridge=ridge, backend="numpy")
+    assert nat.n_trimmed == ref.n_trimmed == V_r.shape[1]
+    np.testing.assert_allclose(nat.w, ref.w, rtol=1e-12, atol=1e-12 * np.abs(ref.w).max())
+    assert np.abs(V_r.T @ nat.w).max() <= 1e-13 * np.abs(nat.w).max()
+
+
+def test_trim_from_the_dropped_side_constraint_mostly_along_dropped_directions():
+    """a = (dropped part) + 1e-6·(kept part): projected on both sides of M⁻¹, aᵀH⁺a keeps its sign and the bound is
+    met as the reference meets it (no spurious 'orthogonal to every kept direction')."""
+    Q, V_r, V_k, rng = _few_dropped()
+    b = rng.normal(size=Q.shape[0])
+    for _ in range(5):
+        a = V_r @ rng.normal(size=V_r.shape[1]) + 1e-6 * V_k @ rng.normal(size=V_k.shape[1])
+        nat = solve(Q, b, psd="trim", floor=1e-3, constraint=(a, 0.0))
+        ref = solve(Q, b, psd="trim", floor=1e-3, constraint=(a, 0.0), backend="numpy")
+        np.testing.assert_allclose(nat.w, ref.w, rtol=1e-8, atol=1e-8 * np.abs(ref.w).max())
+
+
+def test_trim_huge_scale_and_numerically_singular_kept_directions_fall_back():
+    """Q at 1e306 (M is formed in T's units: no overflow), and a one-hot Gram whose null space sits below the
+    rounding level with floor 1e-10 (a numerically singular M breaks ‖w‖ <= ‖b‖/(2·floor) and the kept side
+    takes over): finite answers within the bound."""
+    rng = np.random.default_rng(0)
+    A = -0.9 * np.ones((300, 300)) + np.diag(rng.uniform(1, 2, 300))
+    b = rng.normal(size=300)
+    big = solve(A * 1e306, b, psd="trim", floor=1e303)
+    assert np.all(np.isfinite(big.w))
+    np.testing.assert_allclose(big.w, solve(A * 1e306, b, psd="trim", floor=1e303, backend="numpy").w, rtol=1e-8,
+                               atol=1e-8 * np.abs(big.w).max())
+    for seed in range(30):
+        rng = np.random.default_rng(seed)
+        codes = rng.integers(0, 40, size=(2400, 3)) + np.array([0, 40, 80])
+        X = np.zeros((2400, 120))
+        np.put_along_axis(X, codes, 1.0, axis=1)
+        b = rng.normal(size=120)
+        w = solve(1e4 * (X.T @ X), b, psd="trim", floor=1e-10).w
+        assert np.linalg.norm(w) <= (1 + 1e-6) * np.linalg.norm(b) / (2 * 1e-10)

@@ -258,10 +258,10 @@ void solve_trim_full(const MatrixXd& S, const Eigen::Ref<const VectorXd>& b, con
 // s > 0, M = H + V_r(s·I − Λ_r − ridge·I)V_rᵀ = V_k(Λ_k + ridge)V_kᵀ + s·V_rV_rᵀ is positive definite when every
 // kept h = λ + ridge > 0, and M⁻¹(v − V_rV_rᵀv) = V_k(Λ_k + ridge)⁻¹V_kᵀv, the map F of solve_trim. One Cholesky of
 // M (d³/3) then replaces inverse iteration for the kept vectors, which is the cheaper side when few directions
-// are dropped: a functional-mechanism release at d = 509 keeps 480 (census-style rows, ε = 1). s = scale keeps M's
-// dropped block at the size of S. Inverse iteration runs on −T for the eigenvalues −λ > −floor (the dropped ones,
-// clusters straddling the floor computed whole); false (nothing written to res) when more than a quarter of the
-// directions are dropped, a check fails or M is not numerically positive definite: solve_trim goes on as before.
+// are dropped: a functional-mechanism release at d = 509 keeps 480 (census-style rows, ε = 1). Inverse iteration
+// runs on −T for the eigenvalues −λ > −floor (the dropped ones, clusters straddling the floor computed whole).
+// False (res untouched) when more than a quarter of the directions are dropped, a check fails, M is not
+// numerically positive definite, a result is not finite or breaks the bound below: solve_trim goes on as before.
 constexpr double kMaxDroppedShare = 0.25;
 
 bool solve_trim_by_dropped(const MatrixXd& S, const Eigen::Ref<const VectorXd>& b, const QuadraticOptions& opt,
@@ -280,20 +280,42 @@ bool solve_trim_by_dropped(const MatrixXd& S, const Eigen::Ref<const VectorXd>& 
   if (!tridiagonal_eigenpairs_above(-diag, -sub, -upper, negated)) return false;
   const Eigen::Index dropped = negated.vectors.cols();
   if (static_cast<double>(dropped) > kMaxDroppedShare * static_cast<double>(d)) return false;
-  const VectorXd lam_r = -negated.values.tail(dropped) * scale;  // the dropped λ, descending
+  // M/scale with s = scale + ridge, in T's units (no overflow): S/scale + (ridge/scale)·I + V_r(I − M_r)V_rᵀ, M_r the
+  // dropped λ/scale; the dropped block sits at 1 + ridge/scale, the size of the kept one whatever the ridge.
+  const VectorXd mu_r = -negated.values.tail(dropped);  // the dropped λ/scale, descending
   const MatrixXd V_r = tri.matrixQ() * negated.vectors;
-  MatrixXd M = S;
-  M.diagonal().array() += opt.ridge;
-  M.noalias() += V_r * (scale - lam_r.array() - opt.ridge).matrix().asDiagonal() * V_r.transpose();
+  MatrixXd M = S / scale;
+  M.diagonal().array() += opt.ridge / scale;
+  M.noalias() += V_r * (1.0 - mu_r.array()).matrix().asDiagonal() * V_r.transpose();
+  if (!M.allFinite()) return false;
   const Eigen::LLT<MatrixXd> llt(M);
   if (llt.info() != Eigen::Success) return false;
-  res.lambda_min = -negated.values(d - 1) * scale;
-  res.n_trimmed = static_cast<int>(dropped);
+  // F(v) = V_k(Λ_k + ridge)⁻¹V_kᵀv, projected off span(V_r) on both sides (rounding in Pv would otherwise come back
+  // through M⁻¹ along V_r). Every kept h >= floor + ridge, so ‖F(v)‖ <= ‖Pv‖/(floor + ridge): a larger result
+  // means M was numerically singular, and the kept side takes over.
+  bool ok = true;
   const auto apply_inverse = [&](const VectorXd& v) -> VectorXd {
-    return llt.solve(v - V_r * (V_r.transpose() * v));
+    const VectorXd pv = v - V_r * (V_r.transpose() * v);
+    VectorXd u = llt.solve(pv) / scale;
+    u -= V_r * (V_r.transpose() * u);
+    ok = ok && u.allFinite() && u.norm() * (opt.floor + opt.ridge) <= (1.0 + 1e-6) * pv.norm();
+    return u;
   };
-  res.w = -0.5 * apply_inverse(b);
-  if (a != nullptr) apply_bound(res.w, *a, tau, [&]() -> VectorXd { return apply_inverse(*a); }, res);
+  QuadraticResult out = res;
+  out.lambda_min = -negated.values(d - 1) * scale;
+  out.n_trimmed = static_cast<int>(dropped);
+  out.w = -0.5 * apply_inverse(b);
+  if (a != nullptr) {
+    const VectorXd u_a = apply_inverse(*a);
+    if (!ok) return false;
+    try {
+      apply_bound(out.w, *a, tau, [&]() -> VectorXd { return u_a; }, out);
+    } catch (const std::invalid_argument&) {
+      return false;  // a orthogonal to the kept directions: the kept side decides and reports it
+    }
+  }
+  if (!ok || !out.w.allFinite()) return false;
+  res = std::move(out);
   return true;
 }
 
