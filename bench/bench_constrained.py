@@ -27,7 +27,8 @@ def adult():
 @pytest.mark.parametrize("backend", ["native", "numpy"])
 def test_constrained_fit(benchmark, adult, constraint, backend):
     X_tr, _, y_tr, _, s_tr, _ = adult
-    model = ConstrainedDPSGDClassifier(constraint=constraint, target_epsilon=1.0, backend=backend, random_state=0)
+    model = ConstrainedDPSGDClassifier(
+        declared_groups=[0, 1], constraint=constraint, target_epsilon=1.0, backend=backend, random_state=0)
     benchmark.pedantic(lambda: model.fit(X_tr, y_tr, sensitive_features=s_tr), rounds=3 if backend == "numpy" else 10)
 
 
@@ -52,5 +53,6 @@ def adult_splines():
 def test_constrained_fit_splines(benchmark, adult_splines, layout):
     X, y, s = adult_splines
     X = X if layout == "csr" else X.toarray()
-    model = ConstrainedDPSGDClassifier(target_epsilon=1.0, dual_learning_rate=3.0, random_state=0)
+    model = ConstrainedDPSGDClassifier(
+        declared_groups=[0, 1], target_epsilon=1.0, dual_learning_rate=3.0, random_state=0)
     benchmark.pedantic(lambda: model.fit(X, y, sensitive_features=s), rounds=10)

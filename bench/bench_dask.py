@@ -176,7 +176,7 @@ def main(argv=None):
     X_test, y_test, s_test = make_block(args.seed, 10**6, 200_000, d)
 
     def model(eps):
-        return FairFunctionalMechanismLR(epsilon=eps, delta=1e-5, random_state=args.seed)
+        return FairFunctionalMechanismLR(epsilon=eps, delta=1e-5, random_state=args.seed, declared_groups=[0, 1])
 
     def report(est, label):
         pred = est.predict(X_test)

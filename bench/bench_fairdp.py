@@ -24,7 +24,7 @@ def adult_train():
 @pytest.mark.parametrize("backend", ["native", "numpy"])
 def test_fit_fairdp(benchmark, adult_train, backend):
     X, y, s = adult_train
-    model = FairDPClassifier(target_epsilon=1.0, delta=1e-5, random_state=0, backend=backend,
+    model = FairDPClassifier(target_epsilon=1.0, delta=1e-5, random_state=0, backend=backend, declared_groups=[0, 1],
                              weight_bound=WEIGHT_BOUND, **FAIRDP_PARAMS)
     benchmark.pedantic(lambda: model.fit(X, y, sensitive_features=s), rounds=5, iterations=1)
 
@@ -40,5 +40,5 @@ def test_fit_fairdp_same_steps_as_dpsgd(benchmark, adult_train):
     """Equal work: FairDP with q = 256/n per group and 20 epochs runs the same T = 2820 steps as DP-SGD."""
     X, y, s = adult_train
     params = {**FAIRDP_PARAMS, "sample_rate": 256 / X.shape[0], "epochs": 20, "weight_bound": WEIGHT_BOUND}
-    model = FairDPClassifier(target_epsilon=1.0, delta=1e-5, random_state=0, **params)
+    model = FairDPClassifier(target_epsilon=1.0, delta=1e-5, random_state=0, declared_groups=[0, 1], **params)
     benchmark.pedantic(lambda: model.fit(X, y, sensitive_features=s), rounds=5, iterations=1)

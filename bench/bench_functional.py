@@ -15,7 +15,8 @@ from dpfair_native.models.logistic import FairLogisticRegression, LogisticRegres
 
 ESTIMATORS = {
     "PrivLR": lambda dom, be: FunctionalMechanismLR(epsilon=1.0, domain=dom, random_state=0, backend=be),
-    "FairFM": lambda dom, be: FairFunctionalMechanismLR(epsilon=1.0, domain=dom, random_state=0, backend=be),
+    "FairFM": lambda dom, be: FairFunctionalMechanismLR(epsilon=1.0, domain=dom, random_state=0, backend=be,
+                                                              declared_groups=[0, 1]),
     "PFLR": lambda dom, be: PFLR(epsilon=1.0, domain=dom, random_state=0, backend=be),
     "PFLR*": lambda dom, be: PFLRStar(epsilon=1.0, domain=dom, random_state=0, backend=be),
     "PDFC": lambda dom, be: PDFC(attribute=0, domain=dom, random_state=0, backend=be),

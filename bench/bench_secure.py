@@ -40,7 +40,8 @@ def fit_sgd(cls, secure, data, seed=None):
 
 FM = {
     "PrivLR": lambda dom, secure: FunctionalMechanismLR(epsilon=1.0, domain=dom, secure=secure),
-    "FairFM": lambda dom, secure: FairFunctionalMechanismLR(epsilon=1.0, domain=dom, secure=secure),
+    "FairFM": lambda dom, secure: FairFunctionalMechanismLR(epsilon=1.0, domain=dom, secure=secure,
+                                                                declared_groups=[0, 1]),
     "ADFC": lambda dom, secure: ADFC(attribute=0, domain=dom, secure=secure),
 }
 

@@ -71,7 +71,8 @@ def bench_kernels(X, y, repeats):
 
 def bench_fits(X, y, s, repeats):
     domain = one_hot_domain()
-    fm = lambda backend: FairFunctionalMechanismLR(epsilon=1.0, domain=domain, random_state=0, backend=backend)  # noqa: E731
+    fm = lambda backend: FairFunctionalMechanismLR(epsilon=1.0, domain=domain, random_state=0,  # noqa: E731
+                                                   backend=backend, declared_groups=[0, 1])
     t = report("FairFunctionalMechanismLR fit, native CSR",
                timed(lambda: fm("native").fit(X, y, sensitive_features=s), repeats))
     if TWINS:
@@ -168,8 +169,9 @@ def bench_adult(repeats):
         report(f"Adult LogisticRegression fit, native {name}",
                timed(lambda: LogisticRegression().fit(data, y), repeats))
         report(f"Adult FairFunctionalMechanismLR fit, native {name}",
-               timed(lambda: FairFunctionalMechanismLR(epsilon=1.0, domain=domain, random_state=0).fit(
-                   data, y, sensitive_features=s), repeats))
+               timed(lambda: FairFunctionalMechanismLR(epsilon=1.0, domain=domain, random_state=0,
+                                                       declared_groups=[0, 1]).fit(data, y, sensitive_features=s),
+                     repeats))
 
 
 MEMORY_CHILD = r"""
