@@ -687,3 +687,14 @@ def test_csr_in_domain_bad_groups():
         kernels.csr_in_domain(X, np.zeros(7), np.ones(7), [[2, 3], [3, 4]])
     with pytest.raises(ValueError, match="disjoint"):
         kernels.csr_in_domain(X, np.zeros(7), np.ones(7), [[2, 9]])
+
+
+def test_poly2_one_hot_hint_is_dropped_where_its_accumulators_would_not_fit(monkeypatch):
+    """The hint needs (2·threads + 3) d×d matrices instead of threads + 1: with memory for the plain pass only, the
+    plain pass runs (bit for bit) instead of an error or an allocation failure."""
+    X, groups = skewed_one_hot_csr(2000, [2, 4, 6])
+    a, c = np.random.default_rng(6).normal(size=2000), np.full(2000, 0.1)
+    plain = kernels.poly2_coefficients(X, a, c, n_threads=2)[1]
+    d = X.shape[1]
+    monkeypatch.setattr(kernels, "_physical_memory_bytes", lambda: 8 * d * d * 3)
+    assert np.array_equal(kernels.poly2_coefficients(X, a, c, one_hot_groups=groups, n_threads=2)[1], plain)

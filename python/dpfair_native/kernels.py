@@ -139,11 +139,17 @@ def _physical_memory_bytes() -> Optional[int]:
         return None
 
 
+def _square_fits(d: int, copies: int) -> bool:
+    """Whether a d x d float64 working set of `copies` matrices fits in physical memory (True when unknown)."""
+    have = _physical_memory_bytes()
+    return have is None or 8 * d * d * copies <= have
+
+
 def _check_square_fits(d: int, copies: int, name: str) -> None:
     """Refuse, before allocating, a d x d float64 working set (`copies` matrices) larger than physical memory."""
     need = 8 * d * d * copies
     have = _physical_memory_bytes()
-    if have is not None and need > have:
+    if not _square_fits(d, copies):
         raise ValueError(
             f"{name} has {d} features: the {d}x{d} coefficient matrices need {need / 2**30:.3g} GiB, more than this "
             f"machine's {have / 2**30:.3g} GiB of memory; reduce the number of features "
@@ -202,9 +208,9 @@ def poly2_coefficients(
     n, d = X.shape
     one_hot_of = None if one_hot_groups is None else _column_groups(one_hot_groups, d)
     threads = _threads(n_threads)
-    # the plain pass: a d×d accumulator per thread and Q; the one-hot basis: also (d+1)² per thread and two for
-    # the change of basis
-    _check_square_fits(d, (2 * threads + 3) if one_hot_groups is not None and _is_csr(X) else (threads + 1), "X")
+    _check_square_fits(d, threads + 1, "X")  # a d×d accumulator per thread, and Q
+    if one_hot_of is not None and not (_is_csr(X) and _square_fits(d, 2 * threads + 3)):
+        one_hot_of = None  # the basis also needs (d+1)² per thread and two for the change of basis: a hint, dropped
     a = _float_vector(a, n, "a")
     c = _float_vector(c, n, "c")
     _all_finite(a, "a")
