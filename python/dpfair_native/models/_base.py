@@ -85,7 +85,7 @@ def warn_if_groups_read_from_data(est, group_labels, stacklevel: int = 3) -> Non
     if getattr(est, "declared_groups", None) is not None or not est._adds_noise():
         return
     warnings.warn(
-        f"{type(est).__name__}: the group labels {[v.item() if hasattr(v, 'item') else v for v in group_labels]} "
+        f"{type(est).__name__}: the group labels {np.asarray(group_labels).tolist()} "
         "were read from sensitive_features, so which groups occur is released without privacy protection; pass "
         "declared_groups=[...] (the public list of possible labels) to make them public by declaration",
         PrivacyLeakWarning,
