@@ -365,3 +365,23 @@ def test_chi2_and_normal_quantiles_match_scipy():
         for a in [1e-6, 0.01, 0.05, 0.5]:
             assert chi2_critical(a, df) == pytest.approx(stats.chi2.isf(a, df), rel=1e-9)
     assert normal_critical(0.01) == pytest.approx(stats.norm.isf(0.005), rel=1e-10)
+
+
+def test_distance_score_clamp_holds_at_the_end_of_the_search():
+    """Neighbouring tables one replacement apart whose flip distance L lies just inside / just past the search's last
+    chunk (n = 2,000,000): both scores are clamped to −max_steps, so they differ by at most 1 (before the fix:
+    −69,568 against −65,536)."""
+    from dpfair_native.causal.distance_score import distance_score
+
+    n, crit, b = 2_000_000, 6.63, 952_812
+    a = n // 2 - b
+
+    def score(cells, **kw):
+        N = np.array([[cells[:2], cells[2:]]], dtype=float)
+        return distance_score(N, _reference.g2_from_table(N), crit, n, **kw)
+
+    inside, past = (a + 1, b - 1, b, a), (a + 1, b - 1, b - 1, a + 1)
+    assert score(inside, max_steps=10**7) == -69_568  # the unclamped scores: this pair straddles the clamp
+    assert score(past, max_steps=10**7) == -69_569
+    assert score(inside) == score(past) == -(1 << 16)
+    assert score((a, b, b, a)) == -(1 << 16)

@@ -68,7 +68,9 @@ def step_bounds(N: np.ndarray, n: int, radii: np.ndarray) -> np.ndarray:
 def distance_score(N: np.ndarray, g2: float, crit: float, n: int, *, max_steps: int = 1 << 16) -> int:
     """The signed sensitivity-1 score s of the module docstring (s >= 0 ⇔ G² <= crit ⇔ independence accepted).
 
-    ``N`` is the (Z, B, A) table with n records, ``g2`` its G², ``crit`` the public critical value."""
+    ``N`` is the (Z, B, A) table with n records, ``g2`` its G², ``crit`` the public critical value. The score is
+    clamped to [−max_steps, max_steps] wherever L is found (clamping keeps sensitivity 1; a table whose L is found
+    in the search's last chunk must not score beyond the clamp its neighbour gets when L lies past the search)."""
     independent = g2 <= crit
     gap = (crit - g2) if independent else (g2 - crit)  # how far G² must move: > gap (indep) / >= gap (dep)
     cap = 4.0 * _g(n)
@@ -79,14 +81,17 @@ def distance_score(N: np.ndarray, g2: float, crit: float, n: int, *, max_steps: 
         csum = total + np.cumsum(B)
         hit = np.flatnonzero(csum > gap) if independent else np.flatnonzero(csum >= gap)
         if hit.size:
-            L = k0 + int(hit[0]) + 1
-            return L - 1 if independent else -L
+            return _clamped(k0 + int(hit[0]) + 1, independent, max_steps)
         total = float(csum[-1])
         k0 += chunk
         if B[-1] >= cap:  # saturated: every further step adds exactly cap
             rest = gap - total
             extra = math.floor(rest / cap) + 1 if independent else max(1, math.ceil(rest / cap))
-            L = k0 + extra
-            return L - 1 if independent else -L
+            return _clamped(k0 + extra, independent, max_steps)
         chunk = min(chunk * 2, 4096)
-    return max_steps if independent else -max_steps
+    return max_steps if independent else -max_steps  # L > k0 >= max_steps: the clamp of either side
+
+
+def _clamped(L: int, independent: bool, max_steps: int) -> int:
+    """The score of L (L − 1 or −L) clamped to [−max_steps, max_steps]."""
+    return min(L - 1, max_steps) if independent else max(-L, -max_steps)
