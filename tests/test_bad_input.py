@@ -302,6 +302,32 @@ def test_poly2_d_too_large_for_Q_is_a_clear_error(backend):
         kernels.poly2_coefficients(X, 0.5, 0.125, backend=backend, n_threads=1)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("layout", ["C", "F", "strided", "1-D"])
+def test_magnitudes_at_most_native_equals_numpy(dtype, layout):
+    """The one-pass input check (kernels.magnitudes_at_most) and its NumPy twin agree on clean arrays and on each
+    kind of bad value, wherever in the array it sits (first, middle, last: the native kernel splits the array in
+    blocks and threads); bounds are inclusive, NaN and infinity always fail."""
+    base = np.random.default_rng(0).uniform(-1.0, 1.0, size=(700, 3001)).astype(dtype)  # 2.1 M values: 2 threads
+
+    def view(a):
+        return {"C": a, "F": np.asfortranarray(a), "strided": a[:, ::2], "1-D": a.ravel()}[layout]
+
+    clean = view(base)
+    assert clean.flags.c_contiguous or clean.flags.f_contiguous or layout == "strided"
+    for backend in ("native", "numpy"):
+        assert kernels.magnitudes_at_most(clean, 1.0, backend=backend)
+        assert not kernels.magnitudes_at_most(clean, 0.5, backend=backend)
+        for bad, limit, expected in [(np.nan, 1e18, False), (-np.inf, 1e18, False), (np.inf, 1e18, False),
+                                     (-2.0, 2.0, True), (-2.0, 1.5, False)]:
+            for where in (0, clean.size // 2, clean.size - 1):
+                a = view(base.copy())
+                a[np.unravel_index(where, a.shape)] = bad
+                assert kernels.magnitudes_at_most(a, limit, backend=backend) is expected, (backend, bad, where)
+    with pytest.raises(TypeError, match="float32 or float64"):
+        kernels.magnitudes_at_most(np.zeros(3, dtype=np.int64), 1.0)
+
+
 def test_minimize_quadratic_rejects_bad_input(backend):
     mq = kernels.minimize_quadratic
     with pytest.raises(ValueError, match="Q must be a square 2-D array"):

@@ -43,4 +43,5 @@ PYBIND11_MODULE(DPFAIR_MODULE_NAME, m) {
   bind_constrained_sgd(m);
   bind_domain(m);
   bind_special(m);
+  bind_validation(m);
 }

@@ -283,16 +283,21 @@ MAX_MAGNITUDE_FLOAT32 = 1e18  # float32 squares overflow past ~1.8e19
 
 
 def _check_finite_magnitude(values: np.ndarray, name: str) -> None:
-    """No NaN or infinity (min/max propagate them: two reductions, no n × d temporary), and no finite value whose
-    square overflows (|x| > MAX_MAGNITUDE): such values break norms and clipping mid-fit, and only when their row
-    is used (a DP-SGD batch), so they are refused up front with the other bad input."""
+    """No NaN or infinity, and no finite value whose square overflows (|x| > MAX_MAGNITUDE): such values break
+    norms and clipping mid-fit, and only when their row is used (a DP-SGD batch), so they are refused up front with
+    the other bad input. One native pass over X (``kernels.magnitudes_at_most``); only bad input pays for the min
+    and max that the message reports."""
     if not values.size:
+        return
+    from .kernels import magnitudes_at_most
+
+    limit = MAX_MAGNITUDE if values.dtype == np.float64 else MAX_MAGNITUDE_FLOAT32
+    if magnitudes_at_most(values, limit):
         return
     lo, hi = float(values.min()), float(values.max())
     if not (np.isfinite(lo) and np.isfinite(hi)):
         raise ValueError(f"{name} contains NaN or infinity; remove or impute those values first")
     big = max(-lo, hi)
-    limit = MAX_MAGNITUDE if values.dtype == np.float64 else MAX_MAGNITUDE_FLOAT32
     if big > limit:
         raise ValueError(f"{name} has values of magnitude {big:.3g}; above {limit:g} their squares overflow "
                          f"({values.dtype}: norms, clipping): rescale or clip X first")
