@@ -352,14 +352,14 @@ def structural_repair(b: np.ndarray, Q: np.ndarray, noise_std: np.ndarray, domai
         d0 = Q.shape[0] - 1
         Q[d0, d0] = c * n
         pos = _packed_positions(d0 + 1)
-        for j in (int(j) for g in groups for j in g):
-            v_diag = float(noise_std[pos[j, j]]) ** 2
-            v_cross = (0.5 * float(noise_std[pos[j, d0]])) ** 2
-            if v_diag == 0.0 or v_cross == 0.0:  # a noiseless coordinate (ε = inf) is already exact
-                est = Q[j, j] if v_diag == 0.0 else Q[j, d0]
-            else:
-                est = (Q[j, j] / v_diag + Q[j, d0] / v_cross) / (1.0 / v_diag + 1.0 / v_cross)
-            Q[j, j] = Q[j, d0] = Q[d0, j] = est
+        j = np.array([j for g in groups for j in g], dtype=np.intp)  # disjoint groups (FeatureDomain checks)
+        v_diag = np.square(noise_std[pos[j, j]])
+        v_cross = np.square(0.5 * noise_std[pos[j, d0]])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            pooled = (Q[j, j] / v_diag + Q[j, d0] / v_cross) / (1.0 / v_diag + 1.0 / v_cross)
+        # a noiseless coordinate (ε = inf) is already exact
+        est = np.where(v_diag == 0.0, Q[j, j], np.where(v_cross == 0.0, Q[j, d0], pooled))
+        Q[j, j] = Q[j, d0] = Q[d0, j] = est
         Q = _shrink_to_independence(Q, noise_std, pos, groups)
         b = _shrink_linear(b, Q, noise_std, c)
     return b, Q
@@ -396,13 +396,13 @@ def _shrink_to_independence(Q: np.ndarray, noise_std: np.ndarray, pos: np.ndarra
         lam = np.where(var > 0, np.maximum(0.0, 1.0 - var / np.square(D)), 1.0)
     lam = np.nan_to_num(lam, nan=0.0)
     shrunk = P + lam * D
-    off = ~np.eye(d0, dtype=bool)
+    keep = np.eye(d0, dtype=bool)
     for g in groups:  # structural zeros stay zero
         if len(g) > 1:
             idx = np.asarray(g)
-            off[np.ix_(idx, idx)] = False
+            keep[np.ix_(idx, idx)] = True
     out = Q.copy()
-    out[:d0, :d0][off] = shrunk[off]
+    out[:d0, :d0] = np.where(keep, Q[:d0, :d0], shrunk)
     return out
 
 
