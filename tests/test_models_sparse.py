@@ -82,9 +82,82 @@ def test_sparse_rows_outside_the_domain_are_clipped_like_dense():
     dense = FunctionalMechanismLR(**kw).fit(X, y)
     sparse = FunctionalMechanismLR(**kw).fit(sp.csr_matrix(X), y)
     np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=1e-7, atol=1e-9)
-    X[0, 2:4] = 1.0  # two 1s in one one-hot group
-    with pytest.raises(ValueError, match="one-hot"):
-        FunctionalMechanismLR(**kw).fit(sp.csr_matrix(X), y)
+
+
+@pytest.mark.parametrize("case", ["two_ones", "not_0_or_1", "l2_cap", "bounds_exclude_0"])
+def test_sparse_rows_outside_the_domain_are_projected_like_dense(case):
+    """Under domain_policy="clip" a sparse fit never aborts on one record (an abort would depend on it: not DP):
+    rows breaking a one-hot group, a norm cap or a bound that excludes 0 are projected as dense rows are. Under
+    "raise" the fit refuses them with the dense error, naming the row."""
+    X, y, s, domain = one_hot_data()
+    d = X.shape[1]
+    if case == "two_ones":
+        X[3, 2:4] = 1.0
+    elif case == "not_0_or_1":
+        X[3, 5:7] = [0.7, 0.0]
+    elif case == "l2_cap":
+        domain = FeatureDomain(np.zeros(d), np.ones(d), one_hot_groups=domain.one_hot_groups, l2_cap=1.9)
+        X[3, :2] = 1.0
+    else:
+        lower = np.zeros(d)
+        lower[1] = 0.25  # column 1's implicit zeros lie outside [0.25, 1]
+        domain = FeatureDomain(lower, np.ones(d), one_hot_groups=domain.one_hot_groups)
+    assert not domain.contains_all(X)
+    for make in (lambda: FunctionalMechanismLR(epsilon=2.0, domain=domain, random_state=1),
+                 lambda: FairFunctionalMechanismLR(epsilon=2.0, domain=domain, random_state=1, refinement_rounds=1,
+                                                   declared_groups=[0, 1])):
+        dense = make().fit(X, y, sensitive_features=s)
+        sparse = make().fit(sp.csr_matrix(X), y, sensitive_features=s)
+        np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=1e-7, atol=1e-9)
+        with pytest.raises(ValueError, match=r"row \d+"):
+            make().set_params(domain_policy="raise").fit(sp.csr_matrix(X), y, sensitive_features=s)
+
+
+def test_sparse_projection_equals_dense_projection():
+    """FeatureDomain.project on CSR rows: the same rows and count of changed rows as on the dense matrix, over
+    random domains (numeric bounds with and without 0, one-hot groups, L1/L2 caps) and rows breaking each rule;
+    "raise" raises exactly when dense does."""
+    rng = np.random.default_rng(0)
+    for trial in range(90):
+        d = int(rng.integers(3, 12))
+        perm = rng.permutation(d)
+        groups, k = [], 0
+        while k < d - 2 and rng.random() < 0.7:
+            m = int(rng.integers(1, 4))
+            groups.append(sorted(perm[k : k + m].tolist()))
+            k += m
+        lower = rng.uniform(-1.0, 0.5, size=d)
+        upper = lower + rng.uniform(0.1, 2.0, size=d)
+        for g in groups:
+            lower[g], upper[g] = 0.0, 1.0
+        floor = np.clip(0.0, lower, upper)
+        caps = [{}, {"l1_cap": np.abs(floor).sum() + rng.uniform(0.2, 3.0)},
+                {"l2_cap": np.sqrt(np.square(floor).sum()) + rng.uniform(0.2, 2.0)}][trial % 3]
+        domain = FeatureDomain(lower, upper, one_hot_groups=groups, **caps)
+        X = rng.uniform(-2.0, 2.0, size=(40, d)) * (rng.random((40, d)) < 0.5)
+        for g in groups:
+            for i in range(40):
+                X[i, g] = 0.0
+                r = rng.random()
+                if r < 0.6:
+                    X[i, g[int(rng.integers(len(g)))]] = 1.0
+                elif r < 0.75:
+                    X[i, g] = (rng.random(len(g)) < 0.6).astype(float)
+                elif r < 0.9:
+                    X[i, g[0]] = rng.choice([0.7, 0.3, -0.5, 0.5])
+        dense, n_dense = domain.project(X, "clip")
+        sparse, n_sparse = domain.project(sp.csr_matrix(X), "clip")
+        assert sp.issparse(sparse) and n_sparse == n_dense
+        np.testing.assert_array_equal(sparse.toarray(), dense)
+        for M in (X, dense):
+            refused = []
+            for rows in (M, sp.csr_matrix(M)):
+                try:
+                    domain.project(rows, "raise")
+                    refused.append(False)
+                except ValueError:
+                    refused.append(True)
+            assert refused[0] == refused[1]
 
 
 def test_sparse_input_errors():

@@ -512,37 +512,89 @@ def _contains_all_sparse(self, X, pair_sums=None) -> bool:
 
 
 def _project_sparse(self, X, policy: str):
-    """project for a scipy.sparse X -> (CSR float64 copy, rows changed): numeric stored values clipped to their
-    bounds; the implicit zeros must lie in the bounds and no norm cap may be declared (else a clear error)."""
+    """project for a scipy.sparse X -> (CSR float64 copy, rows changed), by the dense rule row for row.
+
+    Stored numeric values are clipped to their bounds in place (as the dense rule clips them); the rows still
+    outside the domain (``_sparse_rows_outside``: a broken one-hot group, an implicit zero outside its column's
+    bounds, a norm above a cap) are taken out as dense blocks, projected by the dense ``project`` and put back. The
+    dense rule leaves an in-domain row unchanged, so sparse and dense X give the same rows, and "clip" never aborts
+    on the data. "raise": the dense error for the first row outside."""
+    import scipy.sparse as sp
+
     X = X.tocsr().astype(np.float64, copy=True)
-    if X.shape[1] != self.d:
+    if len(X.shape) != 2 or X.shape[1] != self.d:
         raise ValueError(f"X must be 2-D with {self.d} columns (the domain's d), got shape {X.shape}")
     if not np.all(np.isfinite(X.data)):
         raise ValueError("X contains NaN or infinity; remove or impute those values first")
-    if np.any((self._lower > 0.0) | (self._upper < 0.0)) or self._capped:
-        if not self._contains_all_sparse(X):
-            raise ValueError(
-                "sparse X has rows outside a domain whose bounds exclude 0 or that declares norm caps; project "
-                "sparse rows is supported only for bounds containing 0 without caps: pass in-domain rows"
-            )
-        return X, 0
-    if not self._contains_all_sparse(X.__class__((np.where(np.isin(X.indices, self._group_columns()), X.data, 0.0),
-                                                  X.indices, X.indptr), shape=X.shape)):
-        raise ValueError("sparse X breaks a one-hot group (values must be 0/1 with at most one 1 per group)")
-    cols = X.indices
-    lo, up = self._lower[cols], self._upper[cols]
-    outside = (X.data < lo) | (X.data > up)
-    if policy == "raise" and outside.any():
-        p = int(np.flatnonzero(outside)[0])
-        i = int(np.searchsorted(X.indptr, p, side="right") - 1)
-        c = int(cols[p])
-        raise ValueError(
-            f"row {i}, column {c} ({self._names[c]}) = {X.data[p]} is outside [{self._lower[c]}, {self._upper[c]}]; "
-            "scale the data or use policy='clip'"
-        )
-    rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
-    X.data = np.clip(X.data, lo, up)
-    return X, int(np.unique(rows[outside]).size)
+    X.sum_duplicates()  # canonical: one stored value per (row, column), as a dense row has
+    n = X.shape[0]
+    if policy == "raise":
+        for i in np.flatnonzero(_sparse_rows_outside(self, X)):
+            try:
+                self.project(X[int(i)].toarray(), policy="raise")
+            except ValueError as exc:  # the dense message names row 0 of the one-row block
+                message = str(exc)
+                raise ValueError(f"row {i}{message[len('row 0'):]}" if message.startswith("row 0") else message) \
+                    from None
+        return X, 0  # (a row flagged only by the order of a norm's float sum is in the domain by the dense rule)
+    numeric = _group_of(self)[X.indices] < 0
+    clipped = np.where(numeric, np.clip(X.data, self._lower[X.indices], self._upper[X.indices]), X.data)
+    changed = np.zeros(n, dtype=bool)
+    changed[np.repeat(np.arange(n), np.diff(X.indptr))[clipped != X.data]] = True
+    X.data = clipped
+    rows = np.flatnonzero(_sparse_rows_outside(self, X))
+    if rows.size == 0:
+        return X, int(changed.sum())
+    block = max(1, (1 << 22) // self.d)  # dense blocks of ~32 MiB
+    fixed = []
+    for k in range(0, rows.size, block):
+        before = X[rows[k : k + block]].toarray()
+        after, _ = self.project(before, policy="clip")
+        changed[rows[k : k + block]] |= np.any(after != before, axis=1)
+        fixed.append(sp.csr_matrix(after))
+    kept = np.flatnonzero(~np.isin(np.arange(n), rows))
+    stacked = sp.vstack([X[kept], *fixed], format="csr")
+    position = np.empty(n, dtype=np.intp)
+    position[np.concatenate([kept, rows])] = np.arange(n)
+    out = stacked[position]
+    out.sort_indices()
+    return out, int(changed.sum())
+
+
+def _group_of(self) -> np.ndarray:
+    """group_of[j]: the index of column j's one-hot group, −1 for a numeric column."""
+    if "_group_of" not in self._memo:
+        group_of = np.full(self.d, -1, dtype=np.int64)
+        for k, g in enumerate(self._groups):
+            group_of[list(g)] = k
+        self._memo["_group_of"] = group_of
+    return self._memo["_group_of"]
+
+
+def _sparse_rows_outside(self, X) -> np.ndarray:
+    """Boolean mask of the rows of a canonical CSR X outside the domain, from the stored values only: a numeric
+    value outside its bounds, a one-hot value not 0/1 or two 1s in a group, an implicit zero in a column whose
+    bounds exclude 0, a norm above a cap."""
+    n = X.shape[0]
+    cols, v = X.indices, X.data
+    row = np.repeat(np.arange(n), np.diff(X.indptr))
+    g = _group_of(self)[cols]
+    numeric = g < 0
+    bad = np.zeros(n, dtype=bool)
+    bad[row[numeric & ((v < self._lower[cols]) | (v > self._upper[cols]))]] = True
+    bad[row[~numeric & (v != 0.0) & (v != 1.0)]] = True
+    ones = ~numeric & (v == 1.0)
+    keys = np.sort(row[ones].astype(np.int64) * max(1, len(self._groups)) + g[ones])
+    bad[keys[1:][keys[1:] == keys[:-1]] // max(1, len(self._groups))] = True
+    excludes_zero = (self._lower > 0.0) | (self._upper < 0.0)  # one-hot columns are [0, 1]: numeric ones only
+    if excludes_zero.any():
+        stored = np.bincount(row[excludes_zero[cols]], minlength=n)
+        bad |= stored < int(excludes_zero.sum())
+    if self._l1_cap is not None:
+        bad |= np.bincount(row, weights=np.abs(v), minlength=n) > self._l1_cap
+    if self._l2_cap is not None:
+        bad |= np.sqrt(np.bincount(row, weights=np.square(v), minlength=n)) > self._l2_cap
+    return bad
 
 
 FeatureDomain._contains_all_sparse = _contains_all_sparse
