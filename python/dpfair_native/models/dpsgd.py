@@ -30,8 +30,9 @@ come from ChaCha20 keyed by the OS CSPRNG (``secrets``) when ``random_state`` is
 1/(2σ_eff²)-zCDP (discrete Gaussian, CKS Thm 14), Poisson subsampling by the general RDP bound of Zhu & Wang (2019)
 (:mod:`dpfair_native._secure_accounting`) — about 10–15% more ε than the float path at the same σ (the
 continuous-Gaussian formula does not cover the discrete noise); ``target_epsilon`` calibrates with that bound. That
-bound's factor 3 leaves a σ-independent cost per step, so a large sampling rate with many steps has an ε floor (q =
-0.05 and 380 steps: ε >= 1.9 however large σ; a ValueError says so): use a smaller ``batch_size`` there. The
+bound's factor 3 leaves a σ-independent cost per step at orders >= 3, so a large sampling rate with many steps has
+an ε floor (q = 0.05 and 380 steps, with the record count's release: ε >= 1.67 however large σ; a ValueError says
+so): use a smaller ``batch_size`` there. The
 record count gets exact discrete Gaussian noise too (its RDP α/(2σ_n²) holds for the discrete Gaussian, CKS). The
 batch selection still uses NumPy's Generator and floating-point geometric gaps (not part of the noise channel).
 Default False: the float path is the papers' and the one the thesis' numbers use; see bench/RESULTS.md for the cost.

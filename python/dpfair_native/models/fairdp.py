@@ -21,8 +21,9 @@ group's Poisson-subsampled Gaussian release per step (parallel composition acros
 other groups' releases have the same law. Over T steps that is T·max_k RDP_subsampled(q_k, σ) = T·RDP(max_k q_k, σ)
 (the RDP is increasing in q). The DP-MC step is one of the T: micro-batch labels are drawn independently of the
 data, and given the labels the micro-batches are disjoint parts of one Poisson sample (parallel composition
-again). The noisy counts add one Gaussian mechanism with L2 sensitivity 1. ``privacy_spent_`` is the RDP
-accountant's ε at ``delta``.
+again). The noisy counts add one Gaussian mechanism with L2 sensitivity 1. ``privacy_spent_`` is the ε at
+``delta`` of these events — T subsampled Gaussian steps at rate max_k q_k, and the count releases — by the
+accountant ``accountant_method`` names (PLD by default, RDP on request).
 
 Certificate (Theorem 2): τ <= erf((M_θ + η·C̄)/(σ₀√2)), σ₀ = (ησ/K)·sqrt(Σ_k C_k²/m_k²), C̄ = (1/K) Σ_k C_k —
 for equal C_k this is the paper's erf((MK + ηC)/(Kσ₀√2)), σ₀ = (ησC/K)·sqrt(Σ_k 1/m_k²). Under Poisson sampling the
