@@ -141,6 +141,26 @@ def test_dpsgd_secure_unreachable_target_says_why():
         DPSGDClassifier(target_epsilon=0.01, batch_size=100, epochs=1, secure=True, random_state=0).fit(X, y)
 
 
+@pytest.mark.parametrize("release", [
+    lambda: mechanisms.laplace_mechanism(np.zeros(1), 1.0, 1e-7, secure=True, random_state=1),
+    lambda: mechanisms.laplace_mechanism(np.zeros(1000), 1.0, 1e-4, secure=True, random_state=1),
+    lambda: mechanisms.gaussian_mechanism(np.zeros(1), 1.0, 1e-9, 1e-10, secure=True, random_state=1),
+    lambda: mechanisms.gaussian_mechanism(np.zeros(10**6), 1.0, 1e-4, 1e-10, secure=True, random_state=1),
+])
+def test_secure_release_beyond_the_samplers_range_is_a_clear_error(release):
+    """Scales the exact samplers cannot reach however coarse the grid (m/ε or σ(1)·√m above 2^23 grid units, or an
+    ε below what the zCDP conversion certifies) raise at once; the grid-doubling loops used to run forever."""
+    with pytest.raises(ValueError, match="secure=False|no finite noise level"):
+        release()
+
+
+def test_functional_secure_at_tiny_epsilon_is_a_clear_error():
+    rng = np.random.default_rng(0)
+    X, y = rng.random((300, 30)), (rng.random(300) < 0.5).astype(int)
+    with pytest.raises(ValueError, match="secure=False"):
+        FunctionalMechanismLR(epsilon=5e-5, secure=True, max_features=None, random_state=0).fit(X, y)
+
+
 @pytest.mark.parametrize("group_sizes", [None, (120, 180)])
 def test_fairdp_secure_accounting(group_sizes):
     X, y, s = _data()

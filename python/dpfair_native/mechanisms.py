@@ -171,6 +171,8 @@ def _smallest_sigma(ok, start: float, factor: float, rtol: float) -> float:
     hi = start
     while not ok(hi):
         hi *= factor
+        if not math.isfinite(hi):  # e.g. ε below what the zCDP conversion's orders (<= 1e7) can certify
+            raise ValueError("no finite noise level meets this (epsilon, delta): raise epsilon or delta")
     lo = hi / factor
     while lo > 1e-300 and ok(lo):
         hi, lo = lo, lo / factor
@@ -331,14 +333,28 @@ def permute_and_flip_secure(utilities, sensitivity, epsilon, *, random_state=Non
 
 # -- exact discrete samplers (Canonne, Kamath & Steinke 2020) --------------------------------------------------------
 _SECURE_MAX_UNITS = 2.0**23  # noise scale in grid units: the native samplers take σ² (or the scale) <= 2^48
+_SECURE_MAX_DOUBLINGS = 256  # a scale near the asymptote (m/ε or σ(1)·√m just below 2^23 units) ends in an error
 
 
 def _secure_laplace_plan(sens: float, eps: float, m: int):
     """(grid 2^k, scale in grid units): 2^k <= Δ/(1024 m) (doubled while the scale exceeds 2^23 grid units)."""
+    if m / eps >= _SECURE_MAX_UNITS:  # the scale in grid units only falls toward m/ε as the grid coarsens
+        _secure_out_of_range(m, eps)
     gran = _grid(sens / (1024.0 * m))
-    while (Fraction(sens) / gran + m) / Fraction(eps) > _SECURE_MAX_UNITS:
+    for _ in range(_SECURE_MAX_DOUBLINGS):
+        scale = (Fraction(sens) / gran + m) / Fraction(eps)
+        if scale <= _SECURE_MAX_UNITS:
+            return gran, scale
         gran *= 2
-    return gran, (Fraction(sens) / gran + m) / Fraction(eps)
+    _secure_out_of_range(m, eps)
+
+
+def _secure_out_of_range(m: int, eps: float):
+    raise ValueError(
+        f"secure=True cannot release {m} value(s) at epsilon={eps:g}: the noise would need more than 2^23 grid units "
+        "however coarse the grid (the exact samplers' range); use a larger epsilon, release fewer values, or "
+        "secure=False"
+    )
 
 
 @functools.lru_cache(maxsize=256)
@@ -348,12 +364,16 @@ def _secure_gaussian_sigma_cached(sens: float, eps: float, delta: float) -> floa
 
 def _secure_gaussian_plan(sens: float, eps: float, delta: float, m: int):
     """(grid 2^k, σ in value units) for the inflated sensitivity Δ + 2^k·√m (grid doubled while σ > 2^23 units)."""
+    # σ(Δ + 2^k√m)/2^k falls toward σ(1)·√m as the grid coarsens (σ is linear in the sensitivity)
+    if _secure_gaussian_sigma_cached(1.0, eps, delta) * math.sqrt(m) >= _SECURE_MAX_UNITS:
+        _secure_out_of_range(m, eps)
     gran = _grid(sens / (1024.0 * math.sqrt(m)))
-    while True:
+    for _ in range(_SECURE_MAX_DOUBLINGS):
         sigma = _secure_gaussian_sigma_cached(sens + float(gran) * math.sqrt(m), eps, delta)
         if sigma / float(gran) <= _SECURE_MAX_UNITS:
             return gran, sigma
         gran *= 2
+    _secure_out_of_range(m, eps)
 
 
 def secure_noise_scale(mechanism: str, size: int, sensitivity, epsilon, delta=None) -> float:
