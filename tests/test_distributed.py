@@ -242,7 +242,7 @@ def test_clear_errors(client, data):
         DPSGDClassifier(target_epsilon=1.0).fit(Xd, yd)
     with pytest.raises(ValueError, match="sensitive_features is required"):
         FairFunctionalMechanismLR(epsilon=1.0).fit(Xd, yd)
-    with pytest.raises(ValueError, match="exactly two classes"):
+    with pytest.raises(ValueError, match="has 1 class"):
         FunctionalMechanismLR(epsilon=1.0).fit(Xd, da.zeros(N, chunks=(CHUNKS,)))
     bad = X.copy()
     bad[1000, 2] = np.nan
@@ -258,6 +258,30 @@ def test_clear_errors(client, data):
     est = FunctionalMechanismLR(epsilon=1.0).fit(X, y)
     with pytest.raises(ValueError, match="fitted with"):
         est.predict(Xd[:, :3])
+
+
+def test_bad_input_gets_the_in_memory_error(client, data):
+    """The Dask fit refuses what the in-memory fit refuses, with the same message (continuous or missing labels,
+    magnitudes whose squares overflow), and under domain_policy="raise" names the row of X, not of its partition."""
+    X, y, s = data
+    huge = X.copy()
+    huge[1000, 2] = 1e200
+    outside = np.clip(X, 0.0, 1.0)  # one row outside (with several, the first partition to fail names its row)
+    outside[1000, 2] = 5.0
+    cases = [
+        (FunctionalMechanismLR(epsilon=1.0), X, y + 0.5),  # continuous labels
+        (FunctionalMechanismLR(epsilon=1.0), X, np.where(y == 1, "yes", None).astype(object)),
+        (FunctionalMechanismLR(epsilon=1.0), huge, y),
+        (LogisticRegression(), huge, y),
+        (FunctionalMechanismLR(epsilon=1.0, domain_policy="raise"), outside, y),
+    ]
+    for est, X_, y_ in cases:
+        with pytest.raises(ValueError) as in_memory:
+            est.fit(X_, y_)
+        with pytest.raises(ValueError) as on_dask:
+            est.fit(da.from_array(X_, chunks=(CHUNKS, D)), da.from_array(y_, chunks=(CHUNKS,)))
+        assert str(on_dask.value) == str(in_memory.value)
+    assert "row 1000" in str(on_dask.value)
 
 
 def test_local_scheduler_without_cluster(data):

@@ -147,14 +147,21 @@ def _add_parts(*parts):
 
 
 # -- per-partition functions (run on the workers) ---------------------------------------------------------------------
-def _distinct_block(v):
-    return np.unique(np.asarray(v))
+def _distinct_block(v, name):
+    from ._validation import _check_no_missing
+
+    v = np.asarray(v)
+    _check_no_missing(v, name)  # None / NaN / pd.NA among object labels: the in-memory message, not a sort error
+    return np.unique(v)
 
 
 def _check_finite_block(X) -> None:
-    # min/max propagate NaN and reach ±inf: no n × d temporary
-    if X.size and not (np.isfinite(X.min()) and np.isfinite(X.max())):
-        raise ValueError("X contains NaN or infinity; remove or impute those values first")
+    """The in-memory check of X (NaN, infinity, magnitudes whose squares overflow), on one partition."""
+    from ._validation import _check_finite_magnitude
+
+    if X.dtype not in (np.float32, np.float64):
+        X = X.astype(np.float64)
+    _check_finite_magnitude(X, "X")
 
 
 def _codes_block(s, labels):
@@ -172,13 +179,11 @@ def _count_block(s, labels, k):
     return int(np.sum(_codes_block(s, labels) == k))
 
 
-def _taylor_block(X, y, s, classes, labels, domain, policy, offset_mean, fit_intercept, fair, n_threads, backend):
-    """One partition's (b, Q, group_sums, group_counts) of its rows projected into the domain.
-
-    ``taylor_terms_in_domain``'s fast path, with the finiteness check only where it is needed: a partition whose
-    rows all lie in the (finite) domain is finite; any other is checked before it is projected (as the in-memory
-    fit rejects NaN/inf before anything else).
-    """
+def _taylor_block(X, y, s, classes, labels, domain, policy, offset_mean, fit_intercept, fair, n_threads, backend,
+                  row_offset=0):
+    """One partition's (b, Q, group_sums, group_counts) of its rows projected into the domain, after the in-memory
+    fit's check of X (``taylor_terms_in_domain``'s fast path); ``row_offset``: the partition's first row in X (for
+    the row an error names)."""
     from .models._functional_core import taylor_terms, taylor_terms_in_domain
 
     X = np.asarray(X)
@@ -188,14 +193,27 @@ def _taylor_block(X, y, s, classes, labels, domain, policy, offset_mean, fit_int
         a = a + np.abs(codes - offset_mean)
     kwargs = dict(fit_intercept=fit_intercept, groups=codes if fair else None, n_groups=2 if fair else None,
                   n_threads=n_threads, backend=backend)
+    _check_finite_block(X)
     contains_all = getattr(domain, "contains_all", None)
     if contains_all is not None and policy in ("clip", "raise"):
         terms = taylor_terms(X, a, 0.125, **kwargs)
         d0 = X.shape[1]
         if contains_all(X, pair_sums=terms[1][:d0, :d0]):
             return terms
-    _check_finite_block(X)
-    return taylor_terms_in_domain(domain, policy, X, a, 0.125, **kwargs)
+    try:
+        return taylor_terms_in_domain(domain, policy, X, a, 0.125, **kwargs)
+    except ValueError as exc:  # policy "raise": name the row of X, not of this partition
+        raise _in_rows_of_X(exc, row_offset) from None
+
+
+def _in_rows_of_X(exc: ValueError, row_offset: int) -> ValueError:
+    """``exc`` with a leading "row i" (a row of one partition) renumbered as row i + row_offset of X."""
+    message = str(exc)
+    head, _, rest = message.partition(" ")
+    number = rest.split(maxsplit=1)[0].rstrip(",") if rest else ""
+    if head != "row" or not number.isdigit():
+        return exc
+    return ValueError(f"row {int(number) + row_offset}{rest[len(number):]}")
 
 
 def _gradient_block(X, y, classes, domain, policy, w, fit_intercept, n_threads, backend):
@@ -221,6 +239,7 @@ class DaskRows:
         self.classes, self.labels = classes, labels
         self.shape = (int(X.shape[0]), int(X.shape[1]))
         keep = [i for i, size in enumerate(X.chunks[0]) if size > 0]
+        self._offsets = [int(o) for o in np.concatenate([[0], np.cumsum(X.chunks[0])])[keep]]
         xb, yb = _blocks(X), _blocks(y)
         self._xb = [xb[i] for i in keep]
         self._yb = [yb[i] for i in keep]
@@ -242,8 +261,8 @@ class DaskRows:
         sbs = self._sb if self._sb is not None else [None] * len(self._xb)
         parts = [
             task(xb, yb, sb, self.classes, self.labels, domain, policy, offset_mean, fit_intercept, fair, threads,
-                 backend)
-            for xb, yb, sb in zip(self._xb, self._yb, sbs)
+                 backend, offset)
+            for xb, yb, sb, offset in zip(self._xb, self._yb, sbs, self._offsets)
         ]
         (total,) = dask.compute(_tree_sum(parts))
         return total
@@ -259,27 +278,23 @@ class DaskRows:
 
 
 # -- fit ---------------------------------------------------------------------------------------------------------------
-def _distinct(v) -> np.ndarray:
+def _distinct(v, name: str) -> np.ndarray:
     dask, _ = _dask()
     task = dask.delayed(_distinct_block, pure=True)
-    (parts,) = dask.compute([task(b) for b in _blocks(v)])
+    (parts,) = dask.compute([task(b, name) for b in _blocks(v)])
     return np.unique(np.concatenate(parts)) if parts else np.array([])
 
 
 def _labels(y, s, declared) -> Tuple[np.ndarray, Optional[np.ndarray]]:
-    """(classes of y, group labels) with the in-memory checks' rules and messages (one pass over y and s)."""
-    from ._validation import check_sensitive_features
+    """(classes of y, group labels) with the in-memory checks' rules and messages (one pass over y and s): the
+    in-memory label check runs on y's distinct values, which decide every rule it has."""
+    from ._validation import check_binary_labels, check_sensitive_features
 
-    classes = _distinct(y)
-    if classes.dtype.kind == "f" and not np.all(np.isfinite(classes)):
-        raise ValueError("y contains NaN or infinity")
-    if classes.shape[0] != 2:
-        raise ValueError(
-            f"y must contain exactly two classes for binary classification, got {classes.shape[0]}: {classes[:5]}"
-        )
+    values = _distinct(y, "y")
+    classes, _ = check_binary_labels(values, values.shape[0])
     if s is None:
         return classes, None
-    values = _distinct(s)
+    values = _distinct(s, "sensitive_features")
     if values.dtype.kind == "f" and not np.all(np.isfinite(values)):
         raise ValueError("sensitive_features contains NaN or infinity")
     if declared is None:
