@@ -194,9 +194,28 @@ def _stratified_counts(labels: np.ndarray, n_test: int) -> Tuple[np.ndarray, np.
 
 
 def _take(a, idx: np.ndarray):
+    """Rows idx of a: pandas by .iloc; an EncodedArray or a scipy.sparse matrix by its own indexing, keeping its
+    declared domain (a DomainEncoder's output); anything else as a NumPy array."""
+    from .preprocessing import EncodedArray
+
     if hasattr(a, "iloc"):
         return a.iloc[idx]
+    if isinstance(a, EncodedArray):
+        return a[idx]
+    if _is_sparse(a):
+        out = a.tocsr()[idx]
+        if getattr(a, "domain", None) is not None:
+            out.domain = a.domain
+        return out
     return np.asarray(a)[idx]
+
+
+def _is_sparse(a) -> bool:
+    return type(a).__module__.startswith("scipy.sparse") and hasattr(a, "tocsr")
+
+
+def _n_rows(a) -> int:
+    return a.shape[0] if _is_sparse(a) else len(a)
 
 
 def train_test_split(*arrays, test_size=0.2, random_state=0, stratify=None):
@@ -206,11 +225,12 @@ def train_test_split(*arrays, test_size=0.2, random_state=0, stratify=None):
     ``random_state``: int (reproducible; default 0), ``numpy.random.Generator`` or None (OS entropy).
     ``stratify``: labels whose class proportions the test part keeps (per class, test rows are the
     proportional share rounded by largest remainder). Rows are indexed along axis 0; pandas objects are
-    indexed with ``.iloc`` and keep their type. Uses NumPy only.
+    indexed with ``.iloc`` and keep their type; a DomainEncoder's output (dense or scipy.sparse) keeps its domain.
+    Uses NumPy only.
     """
     if not arrays:
         raise ValueError("train_test_split needs at least one array")
-    lengths = [len(a) for a in arrays]
+    lengths = [_n_rows(a) for a in arrays]
     n = lengths[0]
     if any(m != n for m in lengths):
         raise ValueError(f"all arrays must have the same number of rows, got lengths {lengths}")

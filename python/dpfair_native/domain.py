@@ -37,6 +37,7 @@ from .paper_formulas import (
 )
 
 __all__ = [
+    "AssumedDomainWarning",
     "FeatureDomain",
     "paper_sensitivity_privlr",
     "paper_sensitivity_pflr",
@@ -45,6 +46,10 @@ __all__ = [
     "paper_sensitivity_relaxed_fm_l2",
     "paper_sensitivity_adfc_l2",
 ]
+
+
+class AssumedDomainWarning(UserWarning):
+    """A fit assumed the papers' [0, 1]^d domain because none was declared (values outside it are projected)."""
 
 
 class FeatureDomain(FunctionalSensitivity):

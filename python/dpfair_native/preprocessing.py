@@ -64,13 +64,46 @@ class EncodedArray(np.ndarray):
     Indexing keeps the domain right: selecting rows keeps it, selecting or reordering columns (``X[:, cols]``)
     restricts it to those columns (bounds, names, one-hot groups cut to them); anything else — repeated columns, a
     1-D result, an index it cannot read — drops it (``domain`` None), rather than pair a domain with the wrong
-    columns.
+    columns. Only indexing, ``copy`` and pickling (e.g. joblib's worker processes in ``cross_val_score(n_jobs=2)``)
+    carry it over: the results of NumPy functions, methods and arithmetic (``np.take``, ``X.take``, ``np.roll``,
+    ``X * 2``, ``X *= 2``, ...) may move, drop or rescale columns, so they have ``domain`` None.
     """
 
     domain: Optional[FeatureDomain]
 
     def __array_finalize__(self, obj):
-        self.domain = getattr(obj, "domain", None)
+        self.domain = None  # set by the operations that know which columns the result holds (see the docstring)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        outs = kwargs.get("out", ())
+        kwargs = {**kwargs, "out": tuple(_bare(x) for x in outs)} if outs else kwargs
+        result = getattr(ufunc, method)(*(_bare(x) for x in inputs), **kwargs)
+        if not outs:
+            return result
+        for x in outs:  # written in place: its values changed, so its domain no longer describes them
+            if isinstance(x, EncodedArray):
+                x.domain = None
+        return outs[0] if len(outs) == 1 else outs
+
+    def copy(self, order="C"):
+        out = super().copy(order)
+        out.domain = self.domain
+        return out
+
+    def __copy__(self):
+        return self.copy(order="K")
+
+    def __deepcopy__(self, memo):
+        return self.copy(order="K")  # a FeatureDomain is immutable: shared, as copy.deepcopy of a frozen value is
+
+    def __reduce__(self):
+        rebuild, args, state = super().__reduce__()
+        return rebuild, args, (state, self.domain)
+
+    def __setstate__(self, state):
+        array_state, domain = state
+        super().__setstate__(array_state)
+        self.domain = domain
 
     def __getitem__(self, key):
         out = super().__getitem__(key)
@@ -98,6 +131,10 @@ class EncodedArray(np.ndarray):
         return restrict_domain(self.domain, cols)
 
 
+def _bare(x):
+    return x.view(np.ndarray) if isinstance(x, EncodedArray) else x
+
+
 def _spec(value):
     if isinstance(value, (Numeric, Categorical, Binary)):
         return value
@@ -114,9 +151,14 @@ def _spec(value):
 def _columns(X) -> Tuple[List[str], Any]:
     """Column names and a column accessor for a pandas-like frame or a mapping of arrays."""
     if hasattr(X, "columns") and hasattr(X, "__getitem__"):
-        return [str(c) for c in X.columns], lambda name: np.asarray(X[name])
-    if isinstance(X, dict):
-        return [str(c) for c in X], lambda name: np.asarray(X[name])
+        keys = list(X.columns)
+    elif isinstance(X, dict):
+        keys = list(X)
+    else:
+        keys = None
+    if keys is not None:  # names as strings; a column is found by its string (an int name 0 as "0" or 0)
+        by_name = {str(c): c for c in keys}
+        return list(by_name), lambda name: np.asarray(X[by_name.get(str(name), name)])
     raise TypeError(
         f"DomainEncoder needs named columns (a pandas DataFrame or a dict of arrays), got {type(X).__name__}"
     )
@@ -370,7 +412,8 @@ def _category_codes(values, categories, name) -> np.ndarray:
     lookup = {c: i for i, c in enumerate(categories)}
     items = values.tolist()
     if any(_is_missing(v) for v in items):
-        raise ValueError(f"column {name!r} has missing values; impute them or declare a category for them")
+        raise ValueError(f"column {name!r} has missing values (None, NaN or pd.NA); replace them by a value first, "
+                         "e.g. X[column].fillna(\"missing\") with \"missing\" declared among the categories")
     return np.fromiter((lookup.get(v, -1) for v in items), dtype=np.int64, count=len(items))
 
 

@@ -9,6 +9,7 @@ installed the estimators work in ``clone``, ``Pipeline`` and ``GridSearchCV``.
 from __future__ import annotations
 
 import inspect
+import re
 import sys
 import warnings
 from typing import Any, Dict, Optional
@@ -91,6 +92,22 @@ def warn_if_groups_read_from_data(est, group_labels, stacklevel: int = 3) -> Non
         PrivacyLeakWarning,
         stacklevel=stacklevel,
     )
+
+
+def check_domain_names(domain, feature_names, estimator: str) -> None:
+    """A DataFrame's columns against the names of the declared domain: its bounds apply by position, so a frame
+    with the same columns in another order would be clipped to the wrong bounds. Domains without declared names
+    (the default x0, x1, ...) and inputs without column names are not checked."""
+    if feature_names is None or not isinstance(domain, FeatureDomain) or len(domain.names) != len(feature_names):
+        return
+    if all(re.fullmatch(r"x\d+", name) for name in domain.names):
+        return
+    for j, (column, declared) in enumerate(zip(feature_names, domain.names)):
+        if column != declared:
+            raise ValueError(
+                f"{estimator}: X's column {j} is {column!r} but the domain declares {declared!r} there; the domain's "
+                "bounds apply by position, so pass the columns in the domain's order (X[list(domain.names)])"
+            )
 
 
 class DPClassifierBase:
@@ -229,6 +246,7 @@ class DPClassifierBase:
             raise TypeError(f"sparse input is not supported by {type(self).__name__}: pass X as a dense array")
         input_domain = getattr(X, "domain", None)  # declared by a DomainEncoder upstream (public)
         feature_names = feature_names_of(X)
+        check_domain_names(getattr(self, "domain", None), feature_names, type(self).__name__)
         X = check_X(X)
         classes, y01 = check_binary_labels(y, X.shape[0])
         groups = group_labels = None

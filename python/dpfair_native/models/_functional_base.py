@@ -8,6 +8,7 @@ Names here are public within the package (no leading underscore): the estimator 
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import Any, Dict, List, NamedTuple, Optional
@@ -16,7 +17,7 @@ import numpy as np
 
 from .._validation import BACKEND, NON_NEGATIVE, POSITIVE_INT, Interval, StrOptions
 from ..accountants import BudgetAccountant, PrivacySpent
-from ..domain import FeatureDomain
+from ..domain import AssumedDomainWarning, FeatureDomain
 from ._base import DPClassifierBase
 from ._functional_core import (
     FunctionalRelease,
@@ -480,6 +481,13 @@ class FunctionalBase(DPClassifierBase):
         columns = None if selection is None else selection.columns
         d_in = rows.shape[1] if selection is None else selection.n_features
         ctx = self._context(rows.shape[0], d_in, group_labels, columns)
+        if not ctx.faithful and self.domain is None and getattr(self, "_input_domain", None) is None:
+            warnings.warn(
+                f"{type(self).__name__}: no domain declared (domain=None, and X is not a DomainEncoder output), so "
+                "every feature is assumed to lie in [0, 1] and values outside it are projected into it; pass "
+                "domain=FeatureDomain(...) with your public bounds, or encode X with DomainEncoder",
+                AssumedDomainWarning, stacklevel=4,
+            )
         plan = self._plan(ctx, rng)
         if selection is not None and selection.epsilon > 0:  # 0: only public (required) columns were kept
             total = math.fsum(blk.epsilon for blk in plan.blocks)
