@@ -94,3 +94,13 @@ def test_encoder_reads_non_string_column_names_and_explains_missing_values():
     assert X.shape == (50, 3) and X.domain.names == ("0", "1=a", "1=b")
     with pytest.raises(ValueError, match="fillna"):
         DomainEncoder({"c": ["a", "b"]}).fit_transform(pd.DataFrame({"c": ["a", None, "b"]}))
+
+
+def test_group_declaration_errors_say_what_is_wrong():
+    rng = np.random.default_rng(0)
+    X, y = rng.random((200, 3)), (rng.random(200) < 0.5).astype(int)
+    s = np.where(rng.random(200) < 0.5, "a", "b").astype(object)
+    with pytest.raises(ValueError, match="declared groups"):
+        FairFunctionalMechanismLR(declared_groups=[0, 1]).fit(X, y, sensitive_features=s)
+    with pytest.raises(ValueError, match=r"declared_groups has 3: \['a', 'b', 'c'\]"):
+        FairFunctionalMechanismLR(declared_groups=["a", "b", "c"]).fit(X, y, sensitive_features=s)

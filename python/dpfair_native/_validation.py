@@ -393,8 +393,12 @@ def check_sensitive_features(sensitive_features, n: int, *, groups=None) -> Tupl
     labels = np.asarray(groups)
     if labels.ndim != 1 or labels.shape[0] < 1 or np.unique(labels).shape[0] != labels.shape[0]:
         raise ValueError("groups must be a 1-D list of distinct group labels")
-    order = np.argsort(labels, kind="stable")
-    pos = np.searchsorted(labels[order], s)
+    try:
+        order = np.argsort(labels, kind="stable")
+        pos = np.searchsorted(labels[order], s)
+    except TypeError:  # labels and values that do not compare (e.g. declared [0, 1], strings in s)
+        raise ValueError(f"sensitive_features has values of type {type(s[0]).__name__} ({s[0]!r}), not comparable with "
+                         f"the declared groups {labels.tolist()}; declare the labels s actually holds") from None
     pos = np.clip(pos, 0, labels.shape[0] - 1)
     found = labels[order][pos] == s
     if not np.all(found):

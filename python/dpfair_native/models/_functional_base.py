@@ -404,6 +404,9 @@ class FunctionalBase(DPClassifierBase):
         model_domain = augment_domain(domain) if fit_intercept else domain
         d = d0 + int(fit_intercept)
         if self._fair and len(group_labels) != 2:
+            if getattr(self, "declared_groups", None) is not None:
+                raise ValueError(f"{type(self).__name__} constrains exactly two groups; declared_groups has "
+                                 f"{len(group_labels)}: {np.asarray(group_labels).tolist()[:5]}")
             raise ValueError(
                 f"{type(self).__name__} needs exactly two groups in sensitive_features, got {len(group_labels)}; "
                 "pass declared_groups=[g0, g1] if a group may be absent"
