@@ -148,6 +148,33 @@ def test_by_group_equals_metric_frame(seed, n_groups, kind):
             close(got.group_max(), frame.group_max())
 
 
+@pytest.mark.parametrize("seed", SEEDS)
+def test_several_sensitive_features_equal_fairlearn(seed):
+    """A DataFrame (or 2-D array) of sensitive features: one group per observed combination, as fairlearn does,
+    with mixed column types and combinations that do not occur."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(seed)
+    n = 400
+    y_true, y_pred = rng.integers(0, 2, n), rng.integers(0, 2, n)
+    frame = pd.DataFrame({"sex": rng.choice(["f", "m"], n), "race": rng.integers(0, 3, n),
+                          "age": rng.choice([True, False], n)})
+    frame = frame[~((frame["sex"] == "f") & (frame["race"] == 2))]  # an absent combination
+    y_true, y_pred = y_true[frame.index], y_pred[frame.index]
+    for name in ("demographic_parity_difference", "demographic_parity_ratio", "equalized_odds_difference",
+                 "equalized_odds_ratio", "equal_opportunity_difference"):
+        ours = getattr(M, name)
+        theirs = getattr(fairlearn_metrics, name, None)
+        if theirs is None:
+            continue
+        for sf in (frame, frame[["sex", "race"]].to_numpy()):
+            close(ours(y_true, y_pred, sensitive_features=sf), theirs(y_true, y_pred, sensitive_features=sf))
+    ours = M.by_group(M.selection_rate, y_true, y_pred, sensitive_features=frame[["sex", "race"]])
+    frame_ = fairlearn_metrics.MetricFrame(metrics=fairlearn_metrics.selection_rate, y_true=y_true, y_pred=y_pred,
+                                           sensitive_features=frame[["sex", "race"]])
+    observed = {k: v for k, v in frame_.by_group.to_dict().items() if not np.isnan(v)}  # fairlearn lists ('f', 2)
+    assert ours.by_group == pytest.approx(observed) and list(ours.by_group) == list(observed)  # as NaN
+
+
 def test_group_keys_are_python_scalars_for_bool_int_str():
     y, p = np.array([0, 1, 1, 0]), np.array([0, 1, 0, 0])
     for s, keys in [

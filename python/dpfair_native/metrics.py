@@ -2,7 +2,8 @@
 
 Conventions (fairlearn's):
 - `sensitive_features` is keyword-only; the groups are the distinct observed values (ints, strings or bools),
-  sorted as `np.unique` sorts them; any number of groups.
+  sorted as `np.unique` sorts them; any number of groups. Several sensitive features (a 2-D array or DataFrame,
+  one column each) give one group per observed combination, labelled by its tuple of values, as in fairlearn.
 - A *difference* is max − min of the per-group values (``method="between_groups"``) or the largest
   |group − overall| (``method="to_overall"``); always ≥ 0. A *ratio* is min / max (``"between_groups"``) or the
   smallest min(group/overall, overall/group) (``"to_overall"``); in [0, 1], NaN when it is 0/0.
@@ -116,9 +117,30 @@ def _groups(sensitive_features, n: int) -> Tuple[np.ndarray, np.ndarray]:
     sf = sensitive_features.to_numpy() if hasattr(sensitive_features, "to_numpy") else np.asarray(sensitive_features)
     if sf.ndim == 2 and sf.shape[1] == 1:
         sf = sf[:, 0]
+    if sf.ndim == 2 and sf.shape[0] == n and sf.shape[1] > 1:
+        return _intersections([sf[:, j] for j in range(sf.shape[1])], n)
     if sf.ndim != 1 or sf.shape[0] != n:
-        raise ValueError(f"sensitive_features must be 1-D with one group label per sample ({n}), got shape {sf.shape}")
+        raise ValueError(f"sensitive_features must be 1-D with one group label per sample ({n}), or 2-D with one "
+                         f"column per sensitive feature, got shape {sf.shape}")
     return check_sensitive_features(sf, n)
+
+
+def _intersections(columns, n: int) -> Tuple[np.ndarray, np.ndarray]:
+    """Several sensitive features (fairlearn's multi-column case): a group per observed combination, labelled by the
+    tuple of its values, in the lexicographic order of the columns' own sorted labels."""
+    per_column = [check_sensitive_features(column, n) for column in columns]
+    joint = np.zeros(n, dtype=np.int64)
+    for labels, codes in per_column:
+        joint = joint * labels.shape[0] + codes
+    present, codes = np.unique(joint, return_inverse=True)
+    tuples = np.empty(present.shape[0], dtype=object)
+    for k, code in enumerate(present.tolist()):
+        values = []
+        for labels, _ in reversed(per_column):
+            code, j = divmod(code, labels.shape[0])
+            values.append(labels[j].item() if hasattr(labels[j], "item") else labels[j])
+        tuples[k] = tuple(reversed(values))
+    return tuples, codes.astype(np.int64)
 
 
 def _check_method(method: str) -> None:
