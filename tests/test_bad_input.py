@@ -304,10 +304,10 @@ def test_poly2_d_too_large_for_Q_is_a_clear_error(backend):
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("layout", ["C", "F", "strided", "1-D"])
-def test_magnitudes_at_most_native_equals_numpy(dtype, layout):
-    """The one-pass input check (kernels.magnitudes_at_most) and its NumPy twin agree on clean arrays and on each
-    kind of bad value, wherever in the array it sits (first, middle, last: the native kernel splits the array in
-    blocks and threads); bounds are inclusive, NaN and infinity always fail."""
+def test_values_within_native_equals_numpy(dtype, layout):
+    """The one-pass input check (kernels.values_within) and its NumPy twin agree on clean arrays and on each kind of
+    bad value, wherever in the array it sits (first, middle, last: the native kernel splits the array in blocks and
+    threads); bounds are inclusive, NaN and infinity always fail."""
     base = np.random.default_rng(0).uniform(-1.0, 1.0, size=(700, 3001)).astype(dtype)  # 2.1 M values: 2 threads
 
     def view(a):
@@ -316,16 +316,20 @@ def test_magnitudes_at_most_native_equals_numpy(dtype, layout):
     clean = view(base)
     assert clean.flags.c_contiguous or clean.flags.f_contiguous or layout == "strided"
     for backend in ("native", "numpy"):
-        assert kernels.magnitudes_at_most(clean, 1.0, backend=backend)
-        assert not kernels.magnitudes_at_most(clean, 0.5, backend=backend)
-        for bad, limit, expected in [(np.nan, 1e18, False), (-np.inf, 1e18, False), (np.inf, 1e18, False),
-                                     (-2.0, 2.0, True), (-2.0, 1.5, False)]:
+        assert kernels.values_within(clean, -1.0, 1.0, backend=backend)
+        assert not kernels.values_within(clean, -0.5, 0.5, backend=backend)
+        assert not kernels.values_within(clean, -1.0, 0.5, backend=backend)
+        for bad, (lower, upper), expected in [(np.nan, (-1e18, 1e18), False), (-np.inf, (-1e18, 1e18), False),
+                                              (np.inf, (-1e18, 1e18), False), (-2.0, (-2.0, 2.0), True),
+                                              (-2.0, (-1.5, 2.0), False), (3.0, (-1.0, 3.0), True),
+                                              (3.0, (-1.0, 2.5), False)]:
             for where in (0, clean.size // 2, clean.size - 1):
                 a = view(base.copy())
                 a[np.unravel_index(where, a.shape)] = bad
-                assert kernels.magnitudes_at_most(a, limit, backend=backend) is expected, (backend, bad, where)
+                got = kernels.values_within(a, lower, upper, backend=backend)
+                assert got is expected, (backend, bad, lower, upper, where)
     with pytest.raises(TypeError, match="float32 or float64"):
-        kernels.magnitudes_at_most(np.zeros(3, dtype=np.int64), 1.0)
+        kernels.values_within(np.zeros(3, dtype=np.int64), -1.0, 1.0)
 
 
 def test_minimize_quadratic_rejects_bad_input(backend):

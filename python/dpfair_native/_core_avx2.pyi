@@ -17,11 +17,11 @@ from ._core import dpsgd_epochs_csr as dpsgd_epochs_csr
 from ._core import dpsgd_epochs_packed as dpsgd_epochs_packed
 from ._core import logistic_newton as logistic_newton
 from ._core import logistic_newton_csr as logistic_newton_csr
-from ._core import magnitudes_at_most as magnitudes_at_most
 from ._core import minimize_quadratic as minimize_quadratic
 from ._core import normal_cdf as normal_cdf
 from ._core import poly2_coefficients as poly2_coefficients
 from ._core import poly2_coefficients_csr as poly2_coefficients_csr
+from ._core import values_within as values_within
 
 isa: str
 

@@ -285,14 +285,14 @@ MAX_MAGNITUDE_FLOAT32 = 1e18  # float32 squares overflow past ~1.8e19
 def _check_finite_magnitude(values: np.ndarray, name: str) -> None:
     """No NaN or infinity, and no finite value whose square overflows (|x| > MAX_MAGNITUDE): such values break
     norms and clipping mid-fit, and only when their row is used (a DP-SGD batch), so they are refused up front with
-    the other bad input. One native pass over X (``kernels.magnitudes_at_most``); only bad input pays for the min
-    and max that the message reports."""
+    the other bad input. One native pass over X (``kernels.values_within``); only bad input pays for the min and
+    max that the message reports."""
     if not values.size:
         return
-    from .kernels import magnitudes_at_most
+    from .kernels import values_within
 
     limit = MAX_MAGNITUDE if values.dtype == np.float64 else MAX_MAGNITUDE_FLOAT32
-    if magnitudes_at_most(values, limit):
+    if values_within(values, -limit, limit):
         return
     lo, hi = float(values.min()), float(values.max())
     if not (np.isfinite(lo) and np.isfinite(hi)):

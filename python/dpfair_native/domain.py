@@ -351,8 +351,11 @@ class FeatureDomain(FunctionalSensitivity):
             return True
         lo, up = self._lower, self._upper
         with np.errstate(invalid="ignore"):  # NaN fails every comparison below, as it should
-            if lo.min() == lo.max() and up.min() == up.max():
-                inside = X.min() >= lo[0] and X.max() <= up[0]
+            if lo.min() == lo.max() and up.min() == up.max():  # one native pass (NumPy's min and max make two)
+                from . import kernels
+
+                inside = kernels.values_within(X, lo[0], up[0],
+                                               backend="native" if kernels.native_available() else "numpy")
             else:
                 inside = np.all(X.min(axis=0) >= lo) and np.all(X.max(axis=0) <= up)
             if not inside:

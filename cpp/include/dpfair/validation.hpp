@@ -5,12 +5,12 @@
 
 namespace dpfair {
 
-// True when every |v[i]| <= limit (so no NaN and no infinity when limit is finite): one pass, on up to `n_threads`
-// threads (0: all hardware threads; small inputs run on one).
+// True when lower <= v[i] <= upper for every i (NaN fails): one pass, on up to `n_threads` threads (0: all hardware
+// threads; small inputs run on one). With lower = −limit, upper = limit it is the finiteness/magnitude check of X.
 template <class T>
-bool magnitudes_at_most(const T* v, std::ptrdiff_t n, double limit, int n_threads);
+bool values_within(const T* v, std::ptrdiff_t n, double lower, double upper, int n_threads);
 
-extern template bool magnitudes_at_most<float>(const float*, std::ptrdiff_t, double, int);
-extern template bool magnitudes_at_most<double>(const double*, std::ptrdiff_t, double, int);
+extern template bool values_within<float>(const float*, std::ptrdiff_t, double, double, int);
+extern template bool values_within<double>(const double*, std::ptrdiff_t, double, double, int);
 
 }  // namespace dpfair
