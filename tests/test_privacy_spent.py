@@ -48,10 +48,15 @@ def test_estimators_name_their_accounting(name):
     _check(m.privacy_spent_, method)
 
 
-def test_functional_mechanism_without_noise_is_not_private():
-    X = np.random.default_rng(1).uniform(size=(200, 3))
+@pytest.mark.parametrize("name", ["FunctionalMechanismLR", "FairFunctionalMechanismLR", "PFLR", "PFLRStar"])
+def test_functional_mechanism_without_noise_is_not_private(name):
+    """(inf, 0, "none") like every other non-private run, also for the Gaussian-mechanism ones (their δ was kept)."""
+    rng = np.random.default_rng(1)
+    X = rng.uniform(size=(200, 3))
     y = (X[:, 0] > 0.5).astype(np.int64)
-    m = models.FunctionalMechanismLR(epsilon=np.inf).fit(X, y)
+    s = (rng.uniform(size=200) < 0.5).astype(np.int64)
+    groups = {} if name == "FunctionalMechanismLR" else {"declared_groups": [0, 1]}
+    m = getattr(models, name)(epsilon=np.inf, **groups).fit(X, y, sensitive_features=s)
     assert m.privacy_spent_ == (np.inf, 0.0) and m.privacy_spent_.method == "none"
 
 

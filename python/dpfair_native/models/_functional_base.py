@@ -521,7 +521,8 @@ class FunctionalBase(DPClassifierBase):
         if plan.rounds:
             out.update(self._refine(rows, ctx, plan, out, quadratic, rng, keys))
         out["refinement_rounds_"] = plan.rounds
-        out.update(privacy_spent_=PrivacySpent(spent[0], spent[1], "basic" if math.isfinite(spent[0]) else "none"),
+        spent_ = PrivacySpent(*spent, "basic") if math.isfinite(spent[0]) else PrivacySpent(math.inf, 0.0, "none")
+        out.update(privacy_spent_=spent_,
                    sensitivity_={blk.label: blk.sensitivity for blk in
                                  plan.blocks + ([plan.refinement] if plan.rounds else [])}, sensitive_mean_=s_mean,
                    selected_features_=np.arange(ctx.d0) if columns is None else columns, selection_=selection)
