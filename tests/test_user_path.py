@@ -104,3 +104,11 @@ def test_group_declaration_errors_say_what_is_wrong():
         FairFunctionalMechanismLR(declared_groups=[0, 1]).fit(X, y, sensitive_features=s)
     with pytest.raises(ValueError, match=r"declared_groups has 3: \['a', 'b', 'c'\]"):
         FairFunctionalMechanismLR(declared_groups=["a", "b", "c"]).fit(X, y, sensitive_features=s)
+
+
+def test_clear_errors_for_ragged_columns_and_nullable_missing_values():
+    with pytest.raises(ValueError, match="different lengths"):
+        DomainEncoder({"a": (0, 1), "b": ["x", "y"]}).fit_transform({"a": [0.1, 0.2], "b": ["x"]})
+    frame = pd.DataFrame({"a": pd.array([1, None, 3, 4], dtype="Int64"), "b": [0.1, 0.2, 0.3, 0.4]})
+    with pytest.raises(ValueError, match="missing values"):
+        FunctionalMechanismLR(domain=FeatureDomain.unit_box(2)).fit(frame, [0, 1, 0, 1])

@@ -249,6 +249,8 @@ def check_X(X, name: str = "X", *, n_features: Optional[int] = None, estimator: 
     if X.dtype.kind == "c":
         raise ValueError(f"Complex data not supported: {name} has dtype {X.dtype}")
     if X.dtype.kind == "O":
+        if any(_is_missing(v) for v in X.ravel().tolist()):
+            raise ValueError(f"{name} contains missing values (None, NaN or pd.NA); remove or impute them first")
         try:
             X = X.astype(np.float64)
         except (TypeError, ValueError) as exc:

@@ -154,6 +154,9 @@ def _columns(X) -> Tuple[List[str], Any]:
         keys = list(X.columns)
     elif isinstance(X, dict):
         keys = list(X)
+        lengths = {str(c): len(X[c]) for c in keys}
+        if len(set(lengths.values())) > 1:
+            raise ValueError(f"the columns of X have different lengths: {lengths}")
     else:
         keys = None
     if keys is not None:  # names as strings; a column is found by its string (an int name 0 as "0" or 0)
