@@ -328,8 +328,21 @@ def test_values_within_native_equals_numpy(dtype, layout):
                 a[np.unravel_index(where, a.shape)] = bad
                 got = kernels.values_within(a, lower, upper, backend=backend)
                 assert got is expected, (backend, bad, lower, upper, where)
-    with pytest.raises(TypeError, match="float32 or float64"):
-        kernels.values_within(np.zeros(3, dtype=np.int64), -1.0, 1.0)
+    with pytest.raises(TypeError, match="real numbers"):
+        kernels.values_within(np.zeros(3, dtype=complex), -1.0, 1.0)
+
+
+@pytest.mark.parametrize("values", [np.array([[0, 1, 0]]), np.array([[True, False, True]]),
+                                    np.array([[0.0, 1.0, 0.5]], dtype=np.float16),
+                                    np.array([[0.0, 1.0, 0.5]], dtype=">f8"),
+                                    np.zeros((6, 8))[::2, ::3], np.zeros((0, 3))])
+def test_values_within_takes_any_real_dtype_and_layout(values):
+    """Other dtypes, byte orders and strided views take NumPy's min and max (FeatureDomain.contains_all is public)."""
+    from dpfair_native.domain import FeatureDomain
+
+    assert kernels.values_within(values, 0.0, 1.0)
+    assert kernels.values_within(values, 0.0, 0.25) == (values.size == 0 or float(values.max()) <= 0.25)
+    assert FeatureDomain.unit_box(values.shape[1]).contains_all(values)
 
 
 def test_minimize_quadratic_rejects_bad_input(backend):

@@ -175,6 +175,18 @@ def test_several_sensitive_features_equal_fairlearn(seed):
     assert ours.by_group == pytest.approx(observed) and list(ours.by_group) == list(observed)  # as NaN
 
 
+def test_several_high_cardinality_sensitive_features():
+    """Four columns of 60,000 distinct labels each (their product overflows int64): every row keeps its own tuple."""
+    rng = np.random.default_rng(0)
+    n = 60_000
+    columns = np.stack([rng.permutation(n) for _ in range(4)], axis=1)
+    y = rng.integers(0, 2, n)
+    groups = M.by_group(M.selection_rate, y, y, sensitive_features=columns)
+    assert len(groups.by_group) == n
+    expected = {tuple(row): float(v) for row, v in zip(columns.tolist(), y.tolist())}
+    assert groups.by_group == expected
+
+
 def test_group_keys_are_python_scalars_for_bool_int_str():
     y, p = np.array([0, 1, 1, 0]), np.array([0, 1, 0, 0])
     for s, keys in [

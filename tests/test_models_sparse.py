@@ -113,6 +113,26 @@ def test_sparse_rows_outside_the_domain_are_projected_like_dense(case):
             make().set_params(domain_policy="raise").fit(sp.csr_matrix(X), y, sensitive_features=s)
 
 
+def test_sparse_projection_equals_dense_projection_at_a_cap():
+    """A row whose L1 norm is at the cap up to the order of the float sum: the sparse path flags it and lets the
+    dense rule decide, so both give the same row and count."""
+    rng = np.random.default_rng(1)
+    for _ in range(100_000):
+        x = rng.random(16) * 0.2
+        sequential = 0.0
+        for v in x:
+            sequential += v
+        pairwise = np.abs(x[None]).sum(axis=1)[0]
+        if sequential < pairwise:  # np.bincount sums in row order, the dense rule pairwise
+            break
+    for cap in (min(sequential, pairwise), max(sequential, pairwise)):
+        domain = FeatureDomain(np.zeros(16), np.ones(16), l1_cap=cap)
+        dense, n_dense = domain.project(x[None], "clip")
+        sparse, n_sparse = domain.project(sp.csr_matrix(x[None]), "clip")
+        assert n_sparse == n_dense
+        np.testing.assert_array_equal(sparse.toarray(), dense)
+
+
 def test_sparse_projection_equals_dense_projection():
     """FeatureDomain.project on CSR rows: the same rows and count of changed rows as on the dense matrix, over
     random domains (numeric bounds with and without 0, one-hot groups, L1/L2 caps) and rows breaking each rule;

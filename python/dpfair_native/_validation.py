@@ -399,8 +399,8 @@ def check_sensitive_features(sensitive_features, n: int, *, groups=None) -> Tupl
         order = np.argsort(labels, kind="stable")
         pos = np.searchsorted(labels[order], s)
     except TypeError:  # labels and values that do not compare (e.g. declared [0, 1], strings in s)
-        raise ValueError(f"sensitive_features has values of type {type(s[0]).__name__} ({s[0]!r}), not comparable with "
-                         f"the declared groups {labels.tolist()}; declare the labels s actually holds") from None
+        raise ValueError(f"sensitive_features has values that do not compare with the declared groups "
+                         f"{labels.tolist()} (other types); declare the labels s actually holds") from None
     pos = np.clip(pos, 0, labels.shape[0] - 1)
     found = labels[order][pos] == s
     if not np.all(found):

@@ -1059,23 +1059,21 @@ def values_within(values, lower: float, upper: float, *, n_threads: int = 0, bac
     """True when lower <= v <= upper for every v of a float32/float64 array of any shape (NaN fails; so does
     infinity when the bounds are finite): the input check of X (bounds ∓1e150) and the bounds check of a domain
     whose columns share their bounds, in one pass over memory (NumPy's min and max make two). The native kernel
-    reads a C- or F-contiguous array in place on up to ``n_threads`` threads (0: all); other layouts, and the NumPy
-    twin, test slices of about 2^20 values (no full-size temporary)."""
+    reads a C- or F-contiguous float32/float64 array in place on up to ``n_threads`` threads (0: all); other
+    layouts and dtypes, and the NumPy twin, take NumPy's min and max (no temporary)."""
     _check_backend(backend)
     values = np.asarray(values)
-    if values.dtype not in (np.float32, np.float64):
-        raise TypeError(f"values must be float32 or float64, got {values.dtype}")
+    if values.dtype.kind not in "biuf":
+        raise TypeError(f"values must be real numbers, got dtype {values.dtype}")
     lower, upper = float(lower), float(upper)
-    contiguous = values.flags.c_contiguous or values.flags.f_contiguous
-    if backend == "native" and contiguous and native_available():
+    native_layout = (values.dtype in (np.float32, np.float64) and values.dtype.isnative
+                     and (values.flags.c_contiguous or values.flags.f_contiguous))
+    if backend == "native" and native_layout and native_available():
         return bool(_native().values_within(values, lower, upper, int(n_threads)))
-    if contiguous:
-        values = values.reshape(-1, order="F" if not values.flags.c_contiguous else "C")
-    elif values.ndim == 0:
-        values = values.reshape(1)
-    step = max(1, (1 << 20) // max(1, values[:1].size))  # first-axis slices of about 2^20 values
-    return all(bool(np.all((values[k : k + step] >= lower) & (values[k : k + step] <= upper)))
-               for k in range(0, values.shape[0], step))
+    if values.size == 0:
+        return True
+    with np.errstate(invalid="ignore"):  # min/max propagate NaN, which then fails both comparisons
+        return bool(values.min() >= lower) and bool(values.max() <= upper)
 
 
 __all__ += ["values_within"]

@@ -129,18 +129,13 @@ def _intersections(columns, n: int) -> Tuple[np.ndarray, np.ndarray]:
     """Several sensitive features (fairlearn's multi-column case): a group per observed combination, labelled by the
     tuple of its values, in the lexicographic order of the columns' own sorted labels."""
     per_column = [check_sensitive_features(column, n) for column in columns]
-    joint = np.zeros(n, dtype=np.int64)
-    for labels, codes in per_column:
-        joint = joint * labels.shape[0] + codes
-    present, codes = np.unique(joint, return_inverse=True)
+    codes = np.stack([c for _, c in per_column], axis=1)  # (n, k) per-column codes, each in its column's sort order
+    present, inverse = np.unique(codes, axis=0, return_inverse=True)  # lexicographic, no product of cardinalities
     tuples = np.empty(present.shape[0], dtype=object)
-    for k, code in enumerate(present.tolist()):
-        values = []
-        for labels, _ in reversed(per_column):
-            code, j = divmod(code, labels.shape[0])
-            values.append(labels[j].item() if hasattr(labels[j], "item") else labels[j])
-        tuples[k] = tuple(reversed(values))
-    return tuples, codes.astype(np.int64)
+    for k, row in enumerate(present.tolist()):
+        tuples[k] = tuple(labels[j].item() if hasattr(labels[j], "item") else labels[j]
+                          for (labels, _), j in zip(per_column, row))
+    return tuples, inverse.reshape(-1).astype(np.int64)
 
 
 def _check_method(method: str) -> None:

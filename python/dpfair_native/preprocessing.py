@@ -78,12 +78,14 @@ class EncodedArray(np.ndarray):
         outs = kwargs.get("out", ())
         kwargs = {**kwargs, "out": tuple(_bare(x) for x in outs)} if outs else kwargs
         result = getattr(ufunc, method)(*(_bare(x) for x in inputs), **kwargs)
-        if not outs:
+        if not any(isinstance(x, EncodedArray) for x in outs):
             return result
         for x in outs:  # written in place: its values changed, so its domain no longer describes them
             if isinstance(x, EncodedArray):
                 x.domain = None
-        return outs[0] if len(outs) == 1 else outs
+        if ufunc.nout == 1:
+            return outs[0]
+        return tuple(given if isinstance(given, EncodedArray) else got for given, got in zip(outs, result))
 
     def copy(self, order="C"):
         out = super().copy(order)
@@ -101,7 +103,10 @@ class EncodedArray(np.ndarray):
         return rebuild, args, (state, self.domain)
 
     def __setstate__(self, state):
-        array_state, domain = state
+        if len(state) == 2:  # (ndarray state, domain)
+            array_state, domain = state
+        else:  # ndarray's own state: pickled before the domain was kept
+            array_state, domain = state, None
         super().__setstate__(array_state)
         self.domain = domain
 
