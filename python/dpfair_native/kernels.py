@@ -1056,8 +1056,8 @@ __all__ += ["normal_cdf"]
 
 
 def values_within(values, lower: float, upper: float, *, n_threads: int = 0, backend: Backend = "native") -> bool:
-    """True when lower <= v <= upper for every v of a float32/float64 array of any shape (NaN fails; so does
-    infinity when the bounds are finite): the input check of X (bounds ∓1e150) and the bounds check of a domain
+    """True when lower <= v <= upper for every v of a real array of any shape (NaN fails; so does infinity when
+    the bounds are finite): the input check of X (bounds ∓1e150) and the bounds check of a domain
     whose columns share their bounds, in one pass over memory (NumPy's min and max make two). The native kernel
     reads a C- or F-contiguous float32/float64 array in place on up to ``n_threads`` threads (0: all); other
     layouts and dtypes, and the NumPy twin, take NumPy's min and max (no temporary)."""
