@@ -1,5 +1,6 @@
 // Python binding of dpfair::values_within (the finiteness/magnitude check of X in _validation.py, the bounds check
-// of FeatureDomain.contains_all); GIL released. Takes the array as it is (float32 or float64, contiguous): no copy of a large X.
+// of FeatureDomain.contains_all); GIL released. Takes the array as it is (float32 or float64, contiguous): no copy
+// of a large X.
 #include <string>
 
 #include "common.hpp"

@@ -196,13 +196,14 @@ def _stratified_counts(labels: np.ndarray, n_test: int) -> Tuple[np.ndarray, np.
 def _take(a, idx: np.ndarray):
     """Rows idx of a: pandas by .iloc; an EncodedArray or a scipy.sparse matrix by its own indexing, keeping its
     declared domain (a DomainEncoder's output); anything else as a NumPy array."""
+    from .kernels import is_sparse
     from .preprocessing import EncodedArray
 
     if hasattr(a, "iloc"):
         return a.iloc[idx]
     if isinstance(a, EncodedArray):
         return a[idx]
-    if _is_sparse(a):
+    if is_sparse(a):
         out = a.tocsr()[idx]
         if getattr(a, "domain", None) is not None:
             out.domain = a.domain
@@ -210,12 +211,10 @@ def _take(a, idx: np.ndarray):
     return np.asarray(a)[idx]
 
 
-def _is_sparse(a) -> bool:
-    return type(a).__module__.startswith("scipy.sparse") and hasattr(a, "tocsr")
-
-
 def _n_rows(a) -> int:
-    return a.shape[0] if _is_sparse(a) else len(a)
+    from .kernels import is_sparse
+
+    return a.shape[0] if is_sparse(a) else len(a)
 
 
 def train_test_split(*arrays, test_size=0.2, random_state=0, stratify=None):

@@ -550,7 +550,8 @@ def _project_sparse(self, X, policy: str):
     changed = np.zeros(n, dtype=bool)
     changed[np.repeat(np.arange(n), np.diff(X.indptr))[clipped != X.data]] = True
     X.data = clipped
-    rows = np.flatnonzero(_sparse_rows_outside(self, X))
+    outside = _sparse_rows_outside(self, X)
+    rows = np.flatnonzero(outside)
     if rows.size == 0:
         return X, int(changed.sum())
     block = max(1, (1 << 22) // self.d)  # dense blocks of ~32 MiB
@@ -560,7 +561,7 @@ def _project_sparse(self, X, policy: str):
         after, _ = self.project(before, policy="clip")
         changed[rows[k : k + block]] |= np.any(after != before, axis=1)
         fixed.append(sp.csr_matrix(after))
-    kept = np.flatnonzero(~np.isin(np.arange(n), rows))
+    kept = np.flatnonzero(~outside)
     stacked = sp.vstack([X[kept], *fixed], format="csr")
     position = np.empty(n, dtype=np.intp)
     position[np.concatenate([kept, rows])] = np.arange(n)
@@ -592,8 +593,9 @@ def _sparse_rows_outside(self, X) -> np.ndarray:
     bad[row[numeric & ((v < self._lower[cols]) | (v > self._upper[cols]))]] = True
     bad[row[~numeric & (v != 0.0) & (v != 1.0)]] = True
     ones = ~numeric & (v == 1.0)
-    keys = np.sort(row[ones].astype(np.int64) * max(1, len(self._groups)) + g[ones])
-    bad[keys[1:][keys[1:] == keys[:-1]] // max(1, len(self._groups))] = True
+    n_groups = max(1, len(self._groups))
+    keys = np.sort(row[ones].astype(np.int64) * n_groups + g[ones])  # (row, group) of every 1: a repeat is two 1s
+    bad[keys[1:][keys[1:] == keys[:-1]] // n_groups] = True
     excludes_zero = (self._lower > 0.0) | (self._upper < 0.0)  # one-hot columns are [0, 1]: numeric ones only
     if excludes_zero.any():
         stored = np.bincount(row[excludes_zero[cols]], minlength=n)
