@@ -18,7 +18,14 @@ from .._validation import check_delta, check_epsilon, check_positive
 from ._common import check_count as _check_count
 from ._common import check_orders as _check_orders
 from ._common import check_sample_rate as _check_sample_rate
-from .events import DpEvent, GaussianEvent, NeighbouringRelation, PoissonSampledEvent, SelfComposedEvent
+from .events import (
+    DpEvent,
+    GaussianEvent,
+    NeighbouringRelation,
+    PoissonSampledEvent,
+    SelfComposedEvent,
+    flatten_event,
+)
 from .pld import PLDAccountant
 from .rdp import DEFAULT_RDP_ORDERS, epsilon_of_rdp_event, rdp_subsampled_gaussian, rdp_to_epsilon
 
@@ -220,6 +227,121 @@ def _guided_lattice_search(eps_of, target: float, guess: float, slope: float, to
     return None
 
 
+_CLT_MIN_SAMPLES = 10.0
+_PLD_FINEST = 1e-4  # PLDAccountant's default interval; the calibration's grid is a multiple of it
+_PLD_RELATIVE_ERROR = 1e-3  # discretisation error in ε the calibration's automatic grid aims at
+
+
+def _gaussian_dp_mu(epsilon: float, delta: float) -> float:
+    """μ of the μ-GDP (Gaussian) mechanism that is exactly (ε, δ)-DP: δ(μ) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2)
+    increases in μ; bisection on log μ."""
+    def delta_of(mu: float) -> float:
+        a, b = -epsilon / mu + mu / 2.0, -epsilon / mu - mu / 2.0
+        return 0.5 * math.erfc(-a / math.sqrt(2.0)) - math.exp(epsilon) * 0.5 * math.erfc(-b / math.sqrt(2.0))
+
+    lo, hi = 1e-6, 1e3
+    for _ in range(80):
+        mid = math.sqrt(lo * hi)
+        if delta_of(mid) > delta:
+            hi = mid
+        else:
+            lo = mid
+    return lo
+
+
+def _calibration_interval(event: DpEvent, target: float, delta: float) -> float:
+    """The PLD grid of a calibration that did not name one: a multiple of 1e-4 (never finer), chosen so the
+    discretisation adds about ``_PLD_RELATIVE_ERROR`` to ε.
+
+    Why this size: on the grid h, each bucket's loss is spread to its two ends ("connect the dots"), which keeps its
+    mean and adds about h²/6 to the variance of one step's loss, so N composed steps (of any mix) gain N·h²/6 of
+    variance. Near the target the composed loss is close to the Gaussian PLD of the μ-GDP mechanism with the same
+    (ε, δ) (variance μ²), whose ε grows with its standard deviation, so the relative error in ε is about
+    (N·h²/6)/(2μ²) = r for h = μ·√(12r/N). Measured against a grid 4× finer than 1e-4 (Poisson-sampled Gaussians,
+    q 0.001–0.1, T 100–100,000): relative error 0.083·(h/s)² for a per-step loss deviation s. Also h <= r·ε, the
+    most a single step's chord can move ε. Any h gives an upper bound on ε (the discretisation is pessimistic), and
+    as the grid is a multiple of 1e-4 the default accountant's ε of the calibrated release is not above the
+    target (a coarser nested chord lies above a finer one)."""
+    n = sum(c for _, c in flatten_event(event))
+    if n == 0:
+        return _PLD_FINEST
+    r = _PLD_RELATIVE_ERROR
+    target = float(f"{target:.6g}")  # 0.4 * 1.5 and 0.6 get the same grid (h is a step function of the target)
+    h = min(_gaussian_dp_mu(target, delta) * math.sqrt(12.0 * r / n), r * target)
+    return _PLD_FINEST * max(1, int(h / _PLD_FINEST))
+
+
+def _clt_mu_squared(event: DpEvent, relation: NeighbouringRelation) -> Optional[float]:
+    """Σ_k c_k μ_k², the variance of the composed privacy loss under the central limit approximation (Dong, Roth &
+    Su 2022: one step of loss variance v is about √v-GDP, and GDP composes as μ² = Σ μ_k²); None for an event
+    it does not cover (Laplace) or where it is far off (a Poisson-sampled part whose record is expected in fewer
+    than ``_CLT_MIN_SAMPLES`` of its batches: measured 10–35 % below the PLD's σ at c·q = 0.1–3).
+
+    Per step: a Gaussian of sensitivity Δ (1 add/remove, 2 replace-one) and multiplier σ, (Δ/σ)²; a Poisson-sampled
+    one, Var_P(L) to first order in q: with a = e^{(−2x−1)/(2σ²)}, b = e^{(2x−1)/(2σ²)} and x ~ N(0, σ²),
+    E a = E b = 1, E a² = E b² = e^{1/σ²} and E ab = e^{−1/σ²}, so add/remove (L ≈ q(a − 1)) gives q²(e^{1/σ²} − 1)
+    and replace-one (L ≈ q(a − b)) gives q²·2(e^{1/σ²} − e^{−1/σ²})."""
+    replace = relation is NeighbouringRelation.REPLACE_ONE
+    total = 0.0
+    for ev, c in flatten_event(event):
+        if isinstance(ev, GaussianEvent):
+            total += c * ((2.0 if replace else 1.0) / ev.noise_multiplier) ** 2
+        elif isinstance(ev, PoissonSampledEvent) and isinstance(ev.event, GaussianEvent):
+            if c * ev.sample_rate < _CLT_MIN_SAMPLES:
+                return None
+            inv = 1.0 / ev.event.noise_multiplier ** 2
+            if inv > 700.0:
+                return math.inf
+            step = 2.0 * (math.exp(inv) - math.exp(-inv)) if replace else math.expm1(inv)
+            total += c * ev.sample_rate ** 2 * step
+        else:
+            return None
+    return total
+
+
+def _gdp_epsilon(mu: float, delta: float) -> float:
+    """ε at which μ-GDP is (ε, δ)-DP (bisection on the increasing δ(μ) of ``_gaussian_dp_mu``, in ε)."""
+    def delta_of(epsilon: float) -> float:
+        a, b = -epsilon / mu + mu / 2.0, -epsilon / mu - mu / 2.0
+        return 0.5 * math.erfc(-a / math.sqrt(2.0)) - math.exp(epsilon) * 0.5 * math.erfc(-b / math.sqrt(2.0))
+
+    lo, hi = 0.0, max(1.0, mu * mu + 10.0 * mu)
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if delta_of(mid) > delta:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+def _clt_guess(make_event, target, d, relation) -> Optional[Tuple[float, float]]:
+    """(σ, slope) from the central limit approximation: σ with Σ c_k μ_k²(σ) = μ*², μ* the GDP parameter that is
+    (target, δ)-DP, by bisection on log σ, and d log ε / d log σ of the GDP ε there. None when the event has a part
+    the approximation does not cover or no σ in [1e-3, 1e8] matches."""
+    mu_sq = _gaussian_dp_mu(target, d) ** 2
+
+    def excess(sigma: float) -> Optional[float]:
+        v = _clt_mu_squared(make_event(sigma), relation)
+        return None if v is None else v - mu_sq
+
+    lo, hi = math.log(1e-3), math.log(_SIGMA_MAX)
+    e_lo, e_hi = excess(math.exp(lo)), excess(math.exp(hi))
+    if e_lo is None or e_hi is None or not (e_lo > 0 > e_hi):
+        return None
+    while hi - lo > 1e-3:
+        mid = 0.5 * (lo + hi)
+        if excess(math.exp(mid)) > 0:
+            lo = mid
+        else:
+            hi = mid
+    sigma = math.exp(hi)
+    e0 = _gdp_epsilon(math.sqrt(_clt_mu_squared(make_event(sigma), relation)), d)
+    e1 = _gdp_epsilon(math.sqrt(_clt_mu_squared(make_event(1.01 * sigma), relation)), d)
+    slope = math.log(e1 / e0) / math.log(1.01) if 0 < e1 < e0 else -1.0
+    return sigma, slope
+
+
 def _pld_guess(make_event, target, d, orders, tol) -> Optional[Tuple[float, float]]:
     """(σ, slope) to start the PLD search from: the RDP-calibrated σ (add/remove; a few per cent above the PLD's
     under add/remove, below it under replace-one) and the RDP slope d log ε / d log σ there. None when the RDP
@@ -266,7 +388,10 @@ def calibrate_noise_multiplier(
     orders : sequence of float
         RDP orders (method="rdp").
     value_discretization_interval : float, optional
-        PLD loss grid (method="pld").
+        PLD loss grid (method="pld"). By default the coarsest multiple of 1e-4 whose discretisation adds about
+        0.1 % to ε (``_calibration_interval``): any grid gives an upper bound on ε, so the returned σ meets the
+        target, and it is at most ~0.1 % above the σ a 1e-4 grid returns (measured: 0 to +0.1 % over q
+        0.001–0.1, T 1–100,000); pass 1e-4 for that σ exactly.
 
     Returns
     -------
@@ -285,8 +410,10 @@ def calibrate_noise_multiplier(
     ``_lattice_search`` finishes in about 5–8 evaluations of ε instead of ~15–25 and which returns the same σ as
     plain bisection when ε is monotone in σ. method="pld", where one evaluation costs a few milliseconds: the
     smallest multiple of ``tol`` with ε <= target, by ``_guided_lattice_search`` from the RDP-calibrated σ and the
-    RDP slope of log ε in log σ (about four PLD evaluations). Either way the guarantee does not rest on
-    monotonicity: the returned σ and a rejected σ within ``tol`` below it were both evaluated.
+    RDP slope of log ε in log σ (about four PLD evaluations), or, where the central limit approximation holds
+    (``_clt_guess``), from its σ and slope, which cost microseconds instead of an RDP calibration. Either way the
+    guarantee does not rest on monotonicity: the returned σ and a rejected σ within ``tol`` below it were both
+    evaluated (under the PLD, on the calibration's grid).
     """
     if not callable(make_event):
         raise TypeError("make_event must be a callable sigma -> DpEvent")
@@ -316,9 +443,13 @@ def calibrate_noise_multiplier(
         accountant = _pld_accountant(rel, value_discretization_interval)
         return accountant.compose(event_at(sigma)).get_epsilon(d, stop_above=target)
 
+    if method == "pld" and value_discretization_interval is None:
+        value_discretization_interval = _calibration_interval(event_at(1.0), target, d)
     accountant = f"delta={d:g}, method={method!r}"
     if method == "pld":
-        start = _pld_guess(make_event, target, d, a, tol)
+        start = _clt_guess(event_at, target, d, rel)
+        if start is None:
+            start = _pld_guess(make_event, target, d, a, tol)
         found = None if start is None else _guided_lattice_search(pld_decides, target, *start, tol)
         if found is not None:
             return found
