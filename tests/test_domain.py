@@ -310,3 +310,19 @@ def test_project_clip_zeroes_a_one_hot_part_that_alone_breaks_a_cap():
     assert np.array_equal(Xp[0], [0.2, 0.0, 0.0]) and Xp[1, 0] == pytest.approx(0.5)
     with pytest.raises(ValueError, match="norm"):
         D.project(np.array([[0.2, 1.0, 0.0]]), policy="raise")
+
+
+def test_float32_rows_just_over_a_norm_cap_are_outside_the_domain():
+    """The caps are checked on float64 norms: in float32, 1 + 1e-8 rounds to 1, so a float32 sum would let these
+    rows (exact norms 2 + 1e-8 and √(1 + 1e-8)) through unprojected, and the release would use an out-of-domain
+    row."""
+    l1 = FeatureDomain(-np.ones(3), np.ones(3), l1_cap=2.0)
+    l2 = FeatureDomain(-np.ones(3), np.ones(3), l2_cap=1.0)
+    for dom, row in ((l1, [1.0, 1.0, 1e-8]), (l2, [1.0, 1e-4, 0.0])):
+        X = np.array([row], dtype=np.float32)
+        assert not dom.contains_all(X)
+        assert not dom.contains_all(X.astype(np.float64))
+        P, changed = dom.project(X)
+        P64 = np.asarray(P, dtype=np.float64)
+        assert changed == 1 and dom.contains_all(P)
+        assert (np.abs(P64).sum() if dom is l1 else np.sqrt((P64**2).sum())) <= (2.0 if dom is l1 else 1.0)

@@ -456,10 +456,11 @@ class FeatureDomain(FunctionalSensitivity):
 
     def _over_caps(self, X) -> np.ndarray:
         over = np.zeros(X.shape[0], dtype=bool)
+        # norms in float64 whatever X's dtype: a float32 sum can round a row over a cap to within it
         if self._l1_cap is not None:
-            over |= np.abs(X).sum(axis=1) > self._l1_cap
+            over |= np.abs(X).sum(axis=1, dtype=np.float64) > self._l1_cap
         if self._l2_cap is not None:
-            over |= np.sqrt(np.square(X).sum(axis=1)) > self._l2_cap
+            over |= np.sqrt(np.square(X, dtype=np.float64).sum(axis=1)) > self._l2_cap
         return over
 
     def _shrink_to_caps(self, X) -> np.ndarray:
