@@ -73,7 +73,8 @@ BAD_FIT = [  # (id, X, y, s, exception, message)
     ("inf_in_X", with_value(X0, 0, 0, np.inf), Y0, S0, ValueError, "X contains NaN or infinity"),
     ("neg_inf_in_X", with_value(X0, 79, 2, -np.inf), Y0, S0, ValueError, "X contains NaN or infinity"),
     ("y_three_classes", X0, np.arange(80) % 3, S0, ValueError, "Only binary classification is supported"),
-    ("y_single_class", X0, np.ones(80, int), S0, ValueError, "y has 1 class"),
+    # (0/1 labels of one class are not refused by a private fit: test_neighbouring)
+    ("y_single_class", X0, np.full(80, 7), S0, ValueError, "y has 1 class"),
     ("y_continuous", X0, np.linspace(0, 1, 80), S0, ValueError, "Unknown label type: continuous"),
     ("y_none", X0, None, S0, ValueError, "requires y to be passed, but the target y is None"),
     ("y_nan", X0, np.where(Y0 == 1, 1.0, np.nan), S0, ValueError, "y contains NaN"),
@@ -148,7 +149,7 @@ def test_estimators_that_ignore_sensitive_features_record_no_group_set():
 def test_failed_fit_on_fresh_object_sets_no_fitted_attribute(name):
     est = make(name)
     with pytest.raises(ValueError):
-        fit(est, X0, np.ones(80, int), S0)
+        fit(est, X0, np.full(80, 7), S0)
     assert [k for k in vars(est) if k.endswith("_") and not k.startswith("_")] == []
 
 

@@ -243,7 +243,10 @@ def test_clear_errors(client, data):
     with pytest.raises(ValueError, match="sensitive_features is required"):
         FairFunctionalMechanismLR(epsilon=1.0).fit(Xd, yd)
     with pytest.raises(ValueError, match="has 1 class"):
-        FunctionalMechanismLR(epsilon=1.0).fit(Xd, da.zeros(N, chunks=(CHUNKS,)))
+        FunctionalMechanismLR(epsilon=1.0).fit(Xd, da.full(N, 7, chunks=(CHUNKS,)))
+    # 0/1 labels of one class: the public classes [0, 1], as in memory (an abort would reveal a record)
+    one = FunctionalMechanismLR(epsilon=1.0, random_state=0).fit(Xd, da.zeros(N, chunks=(CHUNKS,)))
+    np.testing.assert_array_equal(one.classes_, [0, 1])
     bad = X.copy()
     bad[1000, 2] = np.nan
     with pytest.raises(ValueError, match="NaN or infinity"):

@@ -132,3 +132,26 @@ def test_the_check_catches_dp_sgd_with_the_exact_record_count(monkeypatch):
         lambda seed: dpsgd.DPSGDClassifier(random_state=seed, backend="numpy", **params), D, _neighbour(*D, relation)
     )
     assert {"sample_rate_", "noise_multiplier_", "privacy_spent_"} <= set(revealing)
+
+
+@pytest.mark.parametrize("name", sorted(DP_ESTIMATORS))
+def test_the_only_record_of_a_class_does_not_decide_whether_the_fit_runs(name):
+    """0/1 labels have the public classes [0, 1]: a data set whose only positive record is removed (or, under
+    replace-one, relabelled) fits like its neighbour, with the same classes_ and budget; before, it raised
+    "y has 1 class", an abort that revealed that record. Non-private fits still refuse one class."""
+    params, relation = DP_ESTIMATORS[name]
+    X, y, s = _data()
+    y = np.zeros_like(y)
+    y[-1] = 1
+    X2, y2, s2 = (X[:-1], y[:-1], s[:-1]) if relation == "remove" else (X, np.zeros_like(y), s)
+    fits = [_class(name)(**params, random_state=0).fit(a, b, sensitive_features=c)
+            for a, b, c in ((X, y, s), (X2, y2, s2))]
+    for m in fits:
+        np.testing.assert_array_equal(m.classes_, [0, 1])
+        assert set(np.unique(m.predict(X))) <= {0, 1}
+    if relation == "replace":
+        assert tuple(fits[0].privacy_spent_) == tuple(fits[1].privacy_spent_)
+    else:  # the step count follows the noisy record count, so ε moves with it, within the target
+        assert all(m.privacy_spent_.epsilon <= params["target_epsilon"] for m in fits)
+    with pytest.raises(ValueError, match="1 class"):
+        models.LogisticRegression().fit(X2, y2)

@@ -354,8 +354,12 @@ def _check_no_missing(v: np.ndarray, name: str) -> None:
         raise ValueError(f"{name} contains missing values (None, NaN or pd.NA); remove or impute them first")
 
 
-def check_binary_labels(y, n: int, name: str = "y") -> Tuple[np.ndarray, np.ndarray]:
-    """Labels with exactly two distinct values -> (classes (2,), y01 float64 in {0, 1})."""
+def check_binary_labels(y, n: int, name: str = "y", *, zero_one_public: bool = False) -> Tuple[np.ndarray, np.ndarray]:
+    """Labels with exactly two distinct values -> (classes (2,), y01 float64 in {0, 1}).
+
+    ``zero_one_public`` (private fits): numeric or boolean labels within {0, 1} have the classes [0, 1] whether or
+    not both occur, so a data set whose only positive (or negative) record is removed fits as its neighbour does
+    instead of raising (an abort that would reveal that record)."""
     if y is None:
         raise ValueError("this estimator requires y to be passed, but the target y is None")
     y = column_vector(y, n, name, what="label", warn_column=True)
@@ -366,6 +370,8 @@ def check_binary_labels(y, n: int, name: str = "y") -> Tuple[np.ndarray, np.ndar
         if np.any(y != np.round(y)):
             raise ValueError(f"Unknown label type: continuous; {name} must hold two class labels")
     classes, y01 = _distinct_values(y)
+    if classes.shape[0] == 1 and zero_one_public and y.dtype.kind in "biuf" and classes[0] in (0, 1):
+        return np.array([0, 1]).astype(y.dtype), (y == 1).astype(np.float64)
     if classes.shape[0] == 1:
         raise ValueError(f"{name} has 1 class ({classes[0]!r}); binary classification needs both classes")
     if classes.shape[0] != 2:

@@ -285,13 +285,13 @@ def _distinct(v, name: str) -> np.ndarray:
     return np.unique(np.concatenate(parts)) if parts else np.array([])
 
 
-def _labels(y, s, declared) -> Tuple[np.ndarray, Optional[np.ndarray]]:
+def _labels(y, s, declared, zero_one_public: bool) -> Tuple[np.ndarray, Optional[np.ndarray]]:
     """(classes of y, group labels) with the in-memory checks' rules and messages (one pass over y and s): the
     in-memory label check runs on y's distinct values, which decide every rule it has."""
     from ._validation import check_binary_labels, check_sensitive_features
 
     values = _distinct(y, "y")
-    classes, _ = check_binary_labels(values, values.shape[0])
+    classes, _ = check_binary_labels(values, values.shape[0], zero_one_public=zero_one_public)
     if s is None:
         return classes, None
     values = _distinct(s, "sensitive_features")
@@ -329,7 +329,7 @@ def fit_dask(est, X, y, *, sensitive_features=None):
                 "sensitive_features is required: pass one group label per row, fit(X, y, sensitive_features=s)"
             )
         s = _as_vector(sensitive_features, X, "sensitive_features")
-    classes, group_labels = _labels(y, s, getattr(est, "declared_groups", None))
+    classes, group_labels = _labels(y, s, getattr(est, "declared_groups", None), est._adds_noise())
     if est._ignores_sensitive_features:  # checked only: no groups_ from them (as in memory)
         s = group_labels = None
     elif group_labels is not None:

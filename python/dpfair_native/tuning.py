@@ -266,7 +266,7 @@ class PrivateHyperparameterSearch:
             raise ValueError("candidates must be a non-empty sequence of parameter dicts")
         X = check_X(X)
         n = X.shape[0]
-        classes, y01 = check_binary_labels(y, n)
+        classes, y01 = check_binary_labels(y, n, zero_one_public=True)
         delta, p_val, sigma_v = float(self.delta), float(self.validation_fraction), float(self.validation_noise)
         eta, fw = float(self.eta), float(self.fairness_weight)
         gamma = tnb_gamma_for_mean(eta, self.mean_runs)

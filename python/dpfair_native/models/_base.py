@@ -248,7 +248,7 @@ class DPClassifierBase:
         feature_names = feature_names_of(X)
         check_domain_names(getattr(self, "domain", None), feature_names, type(self).__name__)
         X = check_X(X)
-        classes, y01 = check_binary_labels(y, X.shape[0])
+        classes, y01 = check_binary_labels(y, X.shape[0], zero_one_public=self._adds_noise())
         groups = group_labels = None
         if sensitive_features is not None and self._ignores_sensitive_features:
             # only checked: their label set, read from the data, would be released in groups_ for nothing
