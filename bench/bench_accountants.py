@@ -50,6 +50,16 @@ def test_calibrate_pld(benchmark):
     benchmark.extra_info["sigma"] = sigma
 
 
+def test_calibrate_pld_grid_1e4(benchmark):
+    """The PLD calibration on the accountant's default 1e-4 grid (the calibration's default before session 13)."""
+    sigma = benchmark.pedantic(
+        lambda: A.calibrate_noise_multiplier(lambda s: A.dpsgd_event(Q, s, T), EPS, DELTA, method="pld",
+                                             value_discretization_interval=1e-4),
+        rounds=5, iterations=1,
+    )
+    benchmark.extra_info["sigma"] = sigma
+
+
 def test_calibrate_pld_replace_one(benchmark):
     sigma = benchmark.pedantic(
         lambda: A.noise_multiplier_for(EPS, DELTA, Q, T, method="pld", neighbouring_relation="replace_one"),
