@@ -158,7 +158,8 @@ class PrivateHyperparameterSearch:
         ``random_state`` is reset to None (its own generator is not kept).
     best_params_ : its candidate. best_score_ : its noisy validation score.
     privacy_spent_ : PrivacySpent, (ε, δ) of the whole search (method "rdp").
-    run_epsilon_ : ε at δ of one run alone (the largest over the candidates), for comparison.
+    run_epsilon_ : ε at δ of one run alone (the largest over the candidates), for comparison; from the run's RDP
+        curve (what the selection theorem composes), so above the ε a PLD-calibrated candidate reports alone.
 
     Notes
     -----
