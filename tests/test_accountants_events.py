@@ -239,3 +239,25 @@ def test_pld_calibration_needs_less_noise_than_rdp():
     # replace-one costs more noise than add/remove at the same (q, T)
     s_rep = A.noise_multiplier_for(*args, method="pld", neighbouring_relation="replace_one")
     assert s_rep > s_pld
+
+
+def test_pld_calibration_edge_cases():
+    """A huge target (the GDP formulas' e^ε would overflow past ε ≈ 709: the 1e-4 grid and the RDP guess), a fixed
+    part that alone exceeds the target under replace-one (the secant on ε's plateau used to overflow instead of
+    saying "unreachable"), and an event whose parts change with σ (the central-limit guess gives up)."""
+    from dpfair_native.accountants import calibration as C
+
+    s = A.noise_multiplier_for(710.0, 1e-5, 0.01, 1000, method="pld")
+    assert A.epsilon_of_event(dpsgd_event(0.01, s, 1000), 1e-5, method="pld") <= 710.0
+    with pytest.raises(ValueError, match="unreachable"):
+        calibrate_noise_multiplier(lambda x: ComposedEvent([GaussianEvent(3.0), dpsgd_event(0.02, x, 1000)]), 1.5,
+                                   1e-5, method="pld", neighbouring_relation="replace_one")
+
+    def shifting(x):  # a Laplace part only for 10 < σ < 1e6, where the guess's bisection starts
+        plain = dpsgd_event(0.01, x, 1000)
+        return ComposedEvent([LaplaceEvent(10.0), plain]) if 10 < x < 1e6 else plain
+
+    rel = A.NeighbouringRelation.coerce("add_or_remove_one")
+    assert C._clt_guess(shifting, 1.0, 1e-5, rel) is None
+    s = calibrate_noise_multiplier(shifting, 1.0, 1e-5, method="pld")
+    assert A.epsilon_of_event(shifting(s), 1e-5, method="pld") <= 1.0

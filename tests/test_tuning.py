@@ -133,3 +133,21 @@ def test_group_aware_runs_get_the_declared_groups():
     search.fit(X, y, sensitive_features=s)
     assert list(search.best_estimator_.groups_) == [0, 1, 2]
     assert search.best_estimator_.step_bounds_.shape[1] == 3
+
+
+def test_labels_other_than_zero_one_keep_their_coding_when_the_training_part_holds_one_class():
+    """Labels {1, 2} whose only 2 falls in the validation part: the runs are fitted on the 0/1 codes (a one-class
+    split gets classes [0, 1] in a private fit), and the chosen model predicts the tuner's labels with the
+    decision_function sign convention of ``classes_``."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(400, 4))
+    val = np.random.default_rng(0).random(400) < 0.2  # the tuner's first draws with random_state=0
+    y = np.ones(400, dtype=np.int64)
+    y[np.flatnonzero(val)[0]] = 2
+    t = PrivateHyperparameterSearch(DPSGDClassifier(target_epsilon=1.0, batch_size=64, epochs=1),
+                                    [{"learning_rate": 0.1}], random_state=0, mean_runs=2)
+    with pytest.warns(UserWarning, match="holds one class"):
+        t.fit(X, y)
+    np.testing.assert_array_equal(t.classes_, [1, 2])
+    np.testing.assert_array_equal(t.best_estimator_.classes_, [1, 2])
+    np.testing.assert_array_equal(t.predict(X), t.classes_[(t.decision_function(X) > 0).astype(int)])

@@ -22,6 +22,7 @@ from __future__ import annotations
 import inspect
 import math
 import numbers
+import warnings
 from typing import Optional, Tuple
 
 import numpy as np
@@ -371,6 +372,12 @@ def check_binary_labels(y, n: int, name: str = "y", *, zero_one_public: bool = F
             raise ValueError(f"Unknown label type: continuous; {name} must hold two class labels")
     classes, y01 = _distinct_values(y)
     if classes.shape[0] == 1 and zero_one_public and y.dtype.kind in "biuf" and classes[0] in (0, 1):
+        warnings.warn(
+            f"{name} holds one class ({classes[0]!r}); the classes are taken to be [0, 1], the labels of a 0/1 "
+            f"target (recode {name} to 0/1 if its labels are others)",
+            UserWarning,
+            stacklevel=4,
+        )
         return np.array([0, 1]).astype(y.dtype), (y == 1).astype(np.float64)
     if classes.shape[0] == 1:
         raise ValueError(f"{name} has 1 class ({classes[0]!r}); binary classification needs both classes")

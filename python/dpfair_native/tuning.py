@@ -316,7 +316,7 @@ class PrivateHyperparameterSearch:
             # before (K is secret) and, rewound, their noise
             est = _clone(models[j]).set_params(random_state=np.random.default_rng(rng.integers(2**63)))
             kw = {"sensitive_features": labels[gtr]} if sensitive_features is not None else {}
-            est.fit(Xtr, classes[ytr.astype(np.int64)], **kw)
+            est.fit(Xtr, ytr.astype(np.int64), **kw)  # the 0/1 codes: a split may hold one class of any labels
             est.set_params(random_state=None)
             pred = (est.decision_function(Xv) > 0).astype(np.int64)
             hist = np.zeros((K, 2, 2))
@@ -326,6 +326,7 @@ class PrivateHyperparameterSearch:
             if best is None or score > best[0]:
                 best = (score, j, est)
         self.best_score_, j, self.best_estimator_ = best
+        self.best_estimator_.classes_ = classes  # its predict maps the codes back to the labels
         self.best_params_ = dict(candidates[j])
         self.gamma_ = gamma
         self.privacy_spent_ = PrivacySpent(rdp_to_epsilon(orders, total_rdp, delta)[0], delta, "rdp")

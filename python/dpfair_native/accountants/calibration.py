@@ -18,6 +18,7 @@ from .._validation import check_delta, check_epsilon, check_positive
 from ._common import check_count as _check_count
 from ._common import check_orders as _check_orders
 from ._common import check_sample_rate as _check_sample_rate
+from ._special import log_erfc
 from .events import (
     DpEvent,
     GaussianEvent,
@@ -168,6 +169,11 @@ def _lattice_search(pred_eps, target: float, lo: float, hi: float, e_lo: float, 
     return lo + jh * s
 
 
+def _exp_or_inf(x: float) -> float:
+    """e^x, or inf where it overflows (a secant on a plateau of ε: the search then doubles or bisects)."""
+    return math.exp(x) if x < 700.0 else math.inf
+
+
 def _guided_lattice_search(eps_of, target: float, guess: float, slope: float, tol: float) -> Optional[float]:
     """The smallest multiple j·tol of ``tol`` with ε <= target, searched from a guess: secant steps on log ε against
     log σ (ε ~ σ^p is close to a straight line there), the first one with the slope ``slope`` (p < 0) of a cheaper
@@ -210,9 +216,9 @@ def _guided_lattice_search(eps_of, target: float, guess: float, slope: float, to
         r = None
         if len(near) == 2 and seen[near[0]] != seen[near[1]]:
             (k0, k1), l0, l1 = near, math.log(seen[near[0]]), math.log(seen[near[1]])
-            r = k0 * math.exp(math.log(k1 / k0) * (log_t - l0) / (l1 - l0))
+            r = k0 * _exp_or_inf(math.log(k1 / k0) * (log_t - l0) / (l1 - l0))
         elif len(near) == 1 and slope < 0:
-            r = near[0] * math.exp((log_t - math.log(seen[near[0]])) / slope)
+            r = near[0] * _exp_or_inf((log_t - math.log(seen[near[0]])) / slope)
         if jh is None:  # everything evaluated is infeasible: go up, at least one lattice step, at most 4×
             j = min(4 * j, max(jl + 1, math.ceil(r))) if r is not None and math.isfinite(r) else 2 * j
         elif jl == 0:  # everything evaluated is feasible: go down, at most 4×
@@ -232,17 +238,19 @@ _PLD_FINEST = 1e-4  # PLDAccountant's default interval; the calibration's grid i
 _PLD_RELATIVE_ERROR = 1e-3  # discretisation error in ε the calibration's automatic grid aims at
 
 
-def _gaussian_dp_mu(epsilon: float, delta: float) -> float:
-    """μ of the μ-GDP (Gaussian) mechanism that is exactly (ε, δ)-DP: δ(μ) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2)
-    increases in μ; bisection on log μ."""
-    def delta_of(mu: float) -> float:
-        a, b = -epsilon / mu + mu / 2.0, -epsilon / mu - mu / 2.0
-        return 0.5 * math.erfc(-a / math.sqrt(2.0)) - math.exp(epsilon) * 0.5 * math.erfc(-b / math.sqrt(2.0))
+def _gdp_delta(epsilon: float, mu: float) -> float:
+    """δ(ε) of μ-GDP: Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2), the second term as e^{ε + log Φ} (no overflow)."""
+    b = -epsilon / mu - mu / 2.0
+    log_phi_b = float(log_erfc(np.array([-b / math.sqrt(2.0)]))[0]) - math.log(2.0)
+    return 0.5 * math.erfc((epsilon / mu - mu / 2.0) / math.sqrt(2.0)) - math.exp(min(epsilon + log_phi_b, 700.0))
 
+
+def _gaussian_dp_mu(epsilon: float, delta: float) -> float:
+    """μ of the μ-GDP (Gaussian) mechanism that is exactly (ε, δ)-DP (δ increases in μ; bisection on log μ)."""
     lo, hi = 1e-6, 1e3
     for _ in range(80):
         mid = math.sqrt(lo * hi)
-        if delta_of(mid) > delta:
+        if _gdp_delta(epsilon, mid) > delta:
             hi = mid
         else:
             lo = mid
@@ -261,7 +269,10 @@ def _calibration_interval(event: DpEvent, target: float, delta: float) -> float:
     q 0.001–0.1, T 100–100,000): relative error 0.083·(h/s)² for a per-step loss deviation s. Also h <= r·ε, the
     most a single step's chord can move ε. Any h gives an upper bound on ε (the discretisation is pessimistic), and
     as the grid is a multiple of 1e-4 the default accountant's ε of the calibrated release is not above the
-    target (a coarser nested chord lies above a finer one)."""
+    target: a coarser nested chord lies above a finer one, so the two differ only by the composition's
+    rounding and window terms (measured: a coarse ε at most 4e-7 relative below the 1e-4 one, in 3 of 280
+    configurations, against the ~1e-3 margin the grid adds; ``privacy_spent_`` is computed on the 1e-4 grid either
+    way, so it reports what the release spends)."""
     n = sum(c for _, c in flatten_event(event))
     if n == 0:
         return _PLD_FINEST
@@ -300,15 +311,11 @@ def _clt_mu_squared(event: DpEvent, relation: NeighbouringRelation) -> Optional[
 
 
 def _gdp_epsilon(mu: float, delta: float) -> float:
-    """ε at which μ-GDP is (ε, δ)-DP (bisection on the increasing δ(μ) of ``_gaussian_dp_mu``, in ε)."""
-    def delta_of(epsilon: float) -> float:
-        a, b = -epsilon / mu + mu / 2.0, -epsilon / mu - mu / 2.0
-        return 0.5 * math.erfc(-a / math.sqrt(2.0)) - math.exp(epsilon) * 0.5 * math.erfc(-b / math.sqrt(2.0))
-
+    """ε at which μ-GDP is (ε, δ)-DP (bisection on ε, in which δ decreases)."""
     lo, hi = 0.0, max(1.0, mu * mu + 10.0 * mu)
     for _ in range(60):
         mid = 0.5 * (lo + hi)
-        if delta_of(mid) > delta:
+        if _gdp_delta(mid, mu) > delta:
             lo = mid
         else:
             hi = mid
@@ -331,13 +338,18 @@ def _clt_guess(make_event, target, d, relation) -> Optional[Tuple[float, float]]
         return None
     while hi - lo > 1e-3:
         mid = 0.5 * (lo + hi)
-        if excess(math.exp(mid)) > 0:
+        e = excess(math.exp(mid))
+        if e is None:  # make_event changed its parts with σ
+            return None
+        if e > 0:
             lo = mid
         else:
             hi = mid
     sigma = math.exp(hi)
-    e0 = _gdp_epsilon(math.sqrt(_clt_mu_squared(make_event(sigma), relation)), d)
-    e1 = _gdp_epsilon(math.sqrt(_clt_mu_squared(make_event(1.01 * sigma), relation)), d)
+    v0, v1 = _clt_mu_squared(make_event(sigma), relation), _clt_mu_squared(make_event(1.01 * sigma), relation)
+    if v0 is None or v1 is None:
+        return None
+    e0, e1 = _gdp_epsilon(math.sqrt(v0), d), _gdp_epsilon(math.sqrt(v1), d)
     slope = math.log(e1 / e0) / math.log(1.01) if 0 < e1 < e0 else -1.0
     return sigma, slope
 
@@ -369,7 +381,7 @@ def calibrate_noise_multiplier(
 ) -> float:
     """Smallest noise multiplier σ (to within ``tol``) with ε(make_event(σ)) <= target_epsilon at δ (method="pld":
     on the calibration's own PLD grid, see ``value_discretization_interval``; under the default 1e-4 grid the
-    returned σ meets the target too and is at most ~0.1 % above that grid's smallest).
+    returned σ meets the target too and is typically within 0.1 % of that grid's smallest).
 
     Parameters
     ----------
@@ -392,8 +404,9 @@ def calibrate_noise_multiplier(
     value_discretization_interval : float, optional
         PLD loss grid (method="pld"). By default the coarsest multiple of 1e-4 whose discretisation adds about
         0.1 % to ε (``_calibration_interval``): any grid gives an upper bound on ε, so the returned σ meets the
-        target, and it is at most ~0.1 % above the σ a 1e-4 grid returns (measured: 0 to +0.1 % over q
-        0.001–0.1, T 1–100,000); pass 1e-4 for that σ exactly.
+        target; it is above the σ a 1e-4 grid returns by 0 to 0.1 % for DP-SGD alone (measured over q
+        0.001–0.1, T 1–100,000, δ >= 1e-9), more (0.3–1.1 % measured) when a σ-independent part spends most of
+        the budget, as the 0.1 % of ε then falls on the small remainder; pass 1e-4 for that σ exactly.
 
     Returns
     -------

@@ -303,7 +303,7 @@ def _chernoff_edge(parts, lam: np.ndarray, log_tail: float) -> Tuple[float, floa
     """min over λ of (Σ_k c_k log M_k(λ) − log τ)/λ and the matching log of Σ_k c_k log M_k(λ) — an upper bound
     on the composed loss that the finite part exceeds with probability <= τ (λ > 0). λ is picked on a coarse grid
     with block-merged MGFs, then the bound is evaluated with the exact MGFs at that λ."""
-    coarse = sum(c * _log_mgf(d, lam, block=max(1, d.pmf.shape[0] // 256)) for d, c in parts)
+    coarse = sum(c * _log_mgf(d, lam, block=min(64, max(1, d.pmf.shape[0] // 256))) for d, c in parts)
     i = int(np.argmin((coarse - log_tail) / lam))
     near = lam[i : i + 1]
     exact = sum(c * _log_mgf(d, near) for d, c in parts)

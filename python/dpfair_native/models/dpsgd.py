@@ -292,7 +292,9 @@ def _privacy_spent(sample_rate, noise_multiplier, steps, delta, count_noise_mult
 
 def calibrate_dpsgd_noise(target: float, delta: float, sample_rate: float, steps: int, count_noise_multipliers=(), *,
                           secure: bool = False, method: str = "rdp") -> float:
-    """Smallest σ (to 1e-4) whose :func:`dpsgd_privacy_spent` ε is <= ``target`` under the ``method`` accountant.
+    """Smallest σ (to 1e-4) whose ε is <= ``target`` under the ``method`` accountant (for the PLD on the
+    calibration's own grid: :func:`dpsgd_privacy_spent`'s finer-grid ε then meets the target too, with σ typically
+    within 0.1 % of that grid's smallest).
 
     The float path is :func:`~dpfair_native.accountants.calibrate_noise_multiplier` on :func:`dpsgd_release` (the
     one calibration routine; it raises when the count releases alone exceed the target). ``secure`` bisects on σ
