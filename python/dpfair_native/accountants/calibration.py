@@ -18,7 +18,6 @@ from .._validation import check_delta, check_epsilon, check_positive
 from ._common import check_count as _check_count
 from ._common import check_orders as _check_orders
 from ._common import check_sample_rate as _check_sample_rate
-from ._special import log_erfc
 from .events import (
     DpEvent,
     GaussianEvent,
@@ -238,11 +237,19 @@ _PLD_FINEST = 1e-4  # PLDAccountant's default interval; the calibration's grid i
 _PLD_RELATIVE_ERROR = 1e-3  # discretisation error in ε the calibration's automatic grid aims at
 
 
+def _log_normal_cdf(z: float) -> float:
+    """log Φ(z) for a scalar: from erfc while it does not underflow, else erfc's asymptotic series (relative error
+    below 1e-8 past x = −z/√2 = 25; this only sizes a grid and a first guess)."""
+    x = -z / math.sqrt(2.0)
+    if x < 25.0:
+        return math.log(0.5 * math.erfc(x))
+    return -x * x - math.log(2.0 * x * math.sqrt(math.pi)) + math.log1p(-0.5 / (x * x) + 0.75 / x**4)
+
+
 def _gdp_delta(epsilon: float, mu: float) -> float:
     """δ(ε) of μ-GDP: Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2), the second term as e^{ε + log Φ} (no overflow)."""
-    b = -epsilon / mu - mu / 2.0
-    log_phi_b = float(log_erfc(np.array([-b / math.sqrt(2.0)]))[0]) - math.log(2.0)
-    return 0.5 * math.erfc((epsilon / mu - mu / 2.0) / math.sqrt(2.0)) - math.exp(min(epsilon + log_phi_b, 700.0))
+    log_term = epsilon + _log_normal_cdf(-epsilon / mu - mu / 2.0)
+    return 0.5 * math.erfc((epsilon / mu - mu / 2.0) / math.sqrt(2.0)) - math.exp(min(log_term, 700.0))
 
 
 def _gaussian_dp_mu(epsilon: float, delta: float) -> float:
