@@ -24,7 +24,8 @@ Composition. Each part's PMF is placed on a circular buffer of length N and rais
 window [K_lo, K_hi] of the composed loss (in grid units) is chosen from Chernoff bounds computed on the discretised
 PMFs, P(S > K_hi h) <= min_λ>0 Π_k M_k(λ)^{c_k} e^{−λ K_hi h} <= ``tail_mass``. Mass outside the window aliases
 into it additively (never removed): mass from above lands on lower losses, which is optimistic, so that Chernoff
-bound is added to the mass at +∞; mass from below lands on higher losses, which is pessimistic.
+bound is added to the mass at +∞; mass from below lands on higher losses, which is pessimistic; and what lands on
+the buffer's residues outside the window (the FFT length exceeds the window) is moved to the window's top loss.
 
 Neighbouring relations: ADD_OR_REMOVE_ONE accounts the "remove" and "add" directions separately (each composed
 with itself over all steps, since one neighbouring pair fixes the direction of every step) and reports the larger
@@ -364,6 +365,10 @@ def _compose(parts: Sequence[Tuple[_DiscretePLD, int]], tail_mass: float) -> _Di
     # total index K sits at position (K − base) mod n
     pos = (np.arange(k_lo, k_hi + 1) - base) % n
     pmf = np.maximum(full[pos], 0.0)
+    if n > width:  # the residues outside the window hold aliased mass too: onto the window's top (pessimistic)
+        outside = np.ones(n, dtype=bool)
+        outside[pos] = False
+        pmf[-1] += float(np.maximum(full[outside], 0.0).sum())
     return _DiscretePLD(pmf, k_lo, p_inf, h)
 
 
