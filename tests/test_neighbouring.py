@@ -145,7 +145,7 @@ def test_the_only_record_of_a_class_does_not_decide_whether_the_fit_runs(name):
     y[-1] = 1
     X2, y2, s2 = (X[:-1], y[:-1], s[:-1]) if relation == "remove" else (X, np.zeros_like(y), s)
     fits = [_class(name)(**params, random_state=0).fit(X, y, sensitive_features=s)]
-    with pytest.warns(UserWarning, match=r"y holds one class \(np.int64\(0\)\); the classes are taken to be \[0, 1\]"):
+    with pytest.warns(UserWarning, match=r"y holds one class \(0\); the classes are taken to be \[0, 1\]"):
         fits.append(_class(name)(**params, random_state=0).fit(X2, y2, sensitive_features=s2))
     for m in fits:
         np.testing.assert_array_equal(m.classes_, [0, 1])

@@ -373,10 +373,10 @@ def check_binary_labels(y, n: int, name: str = "y", *, zero_one_public: bool = F
     classes, y01 = _distinct_values(y)
     if classes.shape[0] == 1 and zero_one_public and y.dtype.kind in "biuf" and classes[0] in (0, 1):
         warnings.warn(
-            f"{name} holds one class ({classes[0]!r}); the classes are taken to be [0, 1], the labels of a 0/1 "
+            f"{name} holds one class ({classes[0].item()!r}); the classes are taken to be [0, 1], the labels of a 0/1 "
             f"target (recode {name} to 0/1 if its labels are others)",
             UserWarning,
-            stacklevel=4,
+            stacklevel=3,  # the caller of fit
         )
         return np.array([0, 1]).astype(y.dtype), (y == 1).astype(np.float64)
     if classes.shape[0] == 1:
