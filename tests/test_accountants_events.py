@@ -258,6 +258,6 @@ def test_pld_calibration_edge_cases():
         return ComposedEvent([LaplaceEvent(10.0), plain]) if 10 < x < 1e6 else plain
 
     rel = A.NeighbouringRelation.coerce("add_or_remove_one")
-    assert C._clt_guess(shifting, 1.0, 1e-5, rel) is None
+    assert C._clt_guess(shifting, 1.0, rel, C._gaussian_dp_mu(1.0, 1e-5)) is None
     s = calibrate_noise_multiplier(shifting, 1.0, 1e-5, method="pld")
     assert A.epsilon_of_event(shifting(s), 1e-5, method="pld") <= 1.0

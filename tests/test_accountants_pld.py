@@ -329,3 +329,79 @@ def test_composition_keeps_all_finite_mass(sigma, q, steps, h):
         d = P._discretise(P._SubsampledGaussianRemove(sigma, q), h, tail)
         c = P._compose([(d, steps)], tail)
         assert c.pmf.sum() >= (1.0 - d.p_inf) ** steps - 1e-12
+
+
+class _TwoDirections:
+    """A stand-in for a PLDAccountant at σ whose "add" direction costs more than "remove": ε = 1/σ and 1.3/σ."""
+
+    scale = {"remove": 1.0, "add": 1.3}
+
+    def __init__(self, sigma, log):
+        self.sigma, self.log = sigma, log
+
+    def _direction_names(self):
+        return ["remove", "add"]
+
+    def _direction_epsilon(self, name, delta):
+        self.log.append((name, self.sigma))
+        return self.scale[name] / self.sigma
+
+
+def test_pld_search_goes_on_when_a_later_direction_exceeds_the_target():
+    """``_pld_search`` runs on "remove" first; at the σ it finds (1.0) "add" is over the target, so the search goes
+    on on "add" from there: the σ returned meets the target in both directions and its lattice neighbour below it
+    fails in one of them."""
+    from dpfair_native.accountants import calibration as C
+
+    log = []
+    found = C._pld_search(lambda s: _TwoDirections(s, log), 1.0, 1e-5, 0.9, -1.0, 1e-3)
+    assert found == pytest.approx(1.3)
+    assert max(1.0 / found, 1.3 / found) <= 1.0 and 1.3 / (found - 1e-3) > 1.0
+    assert ("add", pytest.approx(1.0)) in log and ("add", pytest.approx(found - 1e-3)) in log
+
+
+@pytest.mark.parametrize("target, delta, q, steps", [(1.0, 1e-5, 256 / 36177, 2827), (4.0, 1e-6, 0.01, 3000),
+                                                     (2.0, 1e-5, 0.02, 500), (1.0, 1e-5, 0.01, 50)])
+def test_pld_calibration_composes_the_second_direction_once(target, delta, q, steps):
+    """Add/remove DP-SGD: the search rejects and accepts σ on "remove" alone and composes "add" only at the σ it
+    returns, which is what keeps the calibration near one direction per σ; the σ returned meets the target in both
+    directions on the calibration's grid and the one ``tol`` below it does not."""
+    from dpfair_native.accountants import calibration as C
+
+    composed = []
+    direction = P.PLDAccountant._direction
+
+    def counting(self, name, parts):
+        if name not in self._composed:
+            composed.append(name)
+        return direction(self, name, parts)
+
+    P.PLDAccountant._direction = counting
+    try:
+        sigma = A.noise_multiplier_for(target, delta, q, steps, method="pld")
+    finally:
+        P.PLDAccountant._direction = direction
+    assert composed.count("add") == 1 and composed.count("remove") >= 2
+    h = C._calibration_interval(dpsgd_event(q, 1.0, steps), target, C._gaussian_dp_mu(target, delta))
+    for s, below in ((sigma, False), (sigma - 1e-4, True)):
+        eps = A.epsilon_of_event(dpsgd_event(q, s, steps), delta, method="pld", value_discretization_interval=h)
+        assert (eps > target) == below
+
+
+def test_gdp_log_slope_matches_a_finite_difference():
+    """``_gdp_log_slope`` (the closed form d log ε / d log μ of μ-GDP at fixed δ) against a central difference of
+    ε(μ), itself found by bisection on δ(ε)."""
+    from dpfair_native.accountants import calibration as C
+
+    def gdp_epsilon(mu, delta):
+        lo, hi = 0.0, mu * mu + 10.0 * mu
+        for _ in range(100):
+            mid = 0.5 * (lo + hi)
+            lo, hi = (mid, hi) if C._gdp_delta(mid, mu) > delta else (lo, mid)
+        return hi
+
+    for eps, delta in [(1.0, 1e-5), (0.1, 1e-6), (8.0, 1e-9), (30.0, 1e-5)]:
+        mu = C._gaussian_dp_mu(eps, delta)
+        numeric = (math.log(gdp_epsilon(mu * 1.0001, delta)) - math.log(gdp_epsilon(mu / 1.0001, delta))) / (
+            2 * math.log(1.0001))
+        assert C._gdp_log_slope(eps, mu) == pytest.approx(numeric, rel=1e-5)

@@ -253,9 +253,10 @@ def _gdp_delta(epsilon: float, mu: float) -> float:
 
 
 def _gaussian_dp_mu(epsilon: float, delta: float) -> float:
-    """μ of the μ-GDP (Gaussian) mechanism that is exactly (ε, δ)-DP (δ increases in μ; bisection on log μ)."""
+    """μ of the μ-GDP (Gaussian) mechanism that is exactly (ε, δ)-DP (δ increases in μ; bisection on log μ, to a
+    relative width below 1e-12)."""
     lo, hi = 1e-6, 1e3
-    for _ in range(80):
+    for _ in range(45):
         mid = math.sqrt(lo * hi)
         if _gdp_delta(epsilon, mid) > delta:
             hi = mid
@@ -264,7 +265,12 @@ def _gaussian_dp_mu(epsilon: float, delta: float) -> float:
     return lo
 
 
-def _calibration_interval(event: DpEvent, target: float, delta: float) -> float:
+def _grid_target(target: float) -> float:
+    """The target the grid is sized for, rounded to 6 significant digits (0.4 * 1.5 and 0.6 get the same grid)."""
+    return float(f"{target:.6g}")
+
+
+def _calibration_interval(event: DpEvent, target: float, mu: float) -> float:
     """The PLD grid of a calibration that did not name one: a multiple of 1e-4 (never finer), chosen so the
     discretisation adds about ``_PLD_RELATIVE_ERROR`` to ε.
 
@@ -284,8 +290,7 @@ def _calibration_interval(event: DpEvent, target: float, delta: float) -> float:
     if n == 0:
         return _PLD_FINEST
     r = _PLD_RELATIVE_ERROR
-    target = float(f"{target:.6g}")  # 0.4 * 1.5 and 0.6 get the same grid (h is a step function of the target)
-    h = min(_gaussian_dp_mu(target, delta) * math.sqrt(12.0 * r / n), r * target)
+    h = min(mu * math.sqrt(12.0 * r / n), r * _grid_target(target))
     return _PLD_FINEST * max(1, int(h / _PLD_FINEST))
 
 
@@ -317,23 +322,23 @@ def _clt_mu_squared(event: DpEvent, relation: NeighbouringRelation) -> Optional[
     return total
 
 
-def _gdp_epsilon(mu: float, delta: float) -> float:
-    """ε at which μ-GDP is (ε, δ)-DP (bisection on ε, in which δ decreases)."""
-    lo, hi = 0.0, max(1.0, mu * mu + 10.0 * mu)
-    for _ in range(60):
-        mid = 0.5 * (lo + hi)
-        if _gdp_delta(mid, mu) > delta:
-            lo = mid
-        else:
-            hi = mid
-    return hi
+def _gdp_log_slope(epsilon: float, mu: float) -> float:
+    """d log ε / d log μ along the (ε, δ) curve of μ-GDP at fixed δ, at a point (ε, μ) of it.
+
+    With a = −ε/μ + μ/2 and b = −ε/μ − μ/2, δ = Φ(a) − e^ε Φ(b) and e^ε φ(b) = φ(a) (as a² − b² = −2ε), so
+    ∂δ/∂ε = −e^ε Φ(b) and ∂δ/∂μ = φ(a)(ε/μ² + 1/2) − e^ε φ(b)(ε/μ² − 1/2) = φ(a); hence
+    dε/dμ = φ(a) / (e^ε Φ(b)), and the slope is (μ/ε)·dε/dμ."""
+    a, b = -epsilon / mu + mu / 2.0, -epsilon / mu - mu / 2.0
+    log_phi_a = -0.5 * a * a - 0.5 * math.log(2.0 * math.pi)
+    return (mu / epsilon) * _exp_or_inf(log_phi_a - epsilon - _log_normal_cdf(b))
 
 
-def _clt_guess(make_event, target, d, relation) -> Optional[Tuple[float, float]]:
-    """(σ, slope) from the central limit approximation: σ with Σ c_k μ_k²(σ) = μ*², μ* the GDP parameter that is
-    (target, δ)-DP, by bisection on log σ, and d log ε / d log σ of the GDP ε there. None when the event has a part
-    the approximation does not cover or no σ in [1e-3, 1e8] matches."""
-    mu_sq = _gaussian_dp_mu(target, d) ** 2
+def _clt_guess(make_event, target, relation, mu: float) -> Optional[Tuple[float, float]]:
+    """(σ, slope) from the central limit approximation: σ with Σ c_k μ_k²(σ) = μ², μ the GDP parameter that is
+    (target, δ)-DP, by bisection on log σ, and d log ε / d log σ of the GDP ε there (``_gdp_log_slope`` times
+    d log μ / d log σ, the latter from Σ c_k μ_k² at σ and 1.01σ). None when the event has a part the
+    approximation does not cover or no σ in [1e-3, 1e8] matches."""
+    mu_sq = mu * mu
 
     def excess(sigma: float) -> Optional[float]:
         v = _clt_mu_squared(make_event(sigma), relation)
@@ -356,8 +361,10 @@ def _clt_guess(make_event, target, d, relation) -> Optional[Tuple[float, float]]
     v0, v1 = _clt_mu_squared(make_event(sigma), relation), _clt_mu_squared(make_event(1.01 * sigma), relation)
     if v0 is None or v1 is None:
         return None
-    e0, e1 = _gdp_epsilon(math.sqrt(v0), d), _gdp_epsilon(math.sqrt(v1), d)
-    slope = math.log(e1 / e0) / math.log(1.01) if 0 < e1 < e0 else -1.0
+    slope = -1.0
+    if 0 < v1 < v0 < math.inf:
+        slope = _gdp_log_slope(target, mu) * 0.5 * math.log(v1 / v0) / math.log(1.01)
+        slope = slope if -math.inf < slope < 0 else -1.0
     return sigma, slope
 
 
@@ -373,6 +380,35 @@ def _pld_guess(make_event, target, d, orders, tol) -> Optional[Tuple[float, floa
     e1 = epsilon_of_event(make_event(1.01 * guess), d, method="rdp", orders=orders)
     slope = math.log(e1 / e0) / math.log(1.01) if 0 < e1 < e0 < math.inf else -1.0
     return guess, slope
+
+
+def _pld_search(accountant_at, target: float, delta: float, guess: float, slope: float, tol: float) -> Optional[float]:
+    """``_guided_lattice_search`` under the PLD at the cost of about one direction per σ: the search runs on one
+    direction's ε (a lower bound of the release's: "remove" first under add/remove), then the other directions are
+    checked at the σ it returns; where one of them exceeds the target there, the search goes on from that σ on that
+    direction. The σ returned meets the target in every direction, and the lattice point below it was rejected by
+    one direction, so by the release's ε too. ``accountant_at``: σ -> a PLDAccountant holding the release at σ
+    (kept for the call, so no direction is composed twice). None where ``_guided_lattice_search`` gives up."""
+    accountants: dict = {}
+
+    def at(sigma: float):
+        if sigma not in accountants:
+            accountants[sigma] = accountant_at(sigma)
+        return accountants[sigma]
+
+    names = at(guess)._direction_names()
+    lead = names[0]
+    for _ in range(len(names)):
+        found = _guided_lattice_search(lambda s, name=lead: at(s)._direction_epsilon(name, delta), target, guess,
+                                       slope, tol)
+        if found is None:
+            return None
+        checked = at(found)
+        over = [n for n in checked._direction_names() if n != lead and checked._direction_epsilon(n, delta) > target]
+        if not over:
+            return found
+        lead, guess = over[0], found
+    return None
 
 
 def calibrate_noise_multiplier(
@@ -430,12 +466,14 @@ def calibrate_noise_multiplier(
     -----
     method="rdp": the classical search (double σ from 1 until ε(σ) <= target, then bisect to width <= tol), which
     ``_lattice_search`` finishes in about 5–8 evaluations of ε instead of ~15–25 and which returns the same σ as
-    plain bisection when ε is monotone in σ. method="pld", where one evaluation costs a few milliseconds: the
-    smallest multiple of ``tol`` with ε <= target, by ``_guided_lattice_search`` from the RDP-calibrated σ and the
-    RDP slope of log ε in log σ (about four PLD evaluations), or, where the central limit approximation holds
-    (``_clt_guess``), from its σ and slope, which cost microseconds instead of an RDP calibration. Either way the
-    guarantee does not rest on monotonicity: the returned σ and a rejected σ within ``tol`` below it were both
-    evaluated (under the PLD, on the calibration's grid).
+    plain bisection when ε is monotone in σ. method="pld", where one evaluation costs about a millisecond per
+    direction: the smallest multiple of ``tol`` with ε <= target, by ``_guided_lattice_search`` from the
+    RDP-calibrated σ and the RDP slope of log ε in log σ (about four PLD evaluations), or, where the central limit
+    approximation holds (``_clt_guess``), from its σ and slope, which cost microseconds instead of an RDP
+    calibration; under add/remove the search composes the "remove" direction alone and the "add" direction once,
+    at the σ it returns (``_pld_search``). Either way the guarantee does not rest on monotonicity: the returned σ
+    was evaluated in every direction and a σ within ``tol`` below it was rejected in one (under the PLD, on the
+    calibration's grid).
     """
     if not callable(make_event):
         raise TypeError("make_event must be a callable sigma -> DpEvent")
@@ -459,20 +497,18 @@ def calibrate_noise_multiplier(
             value_discretization_interval=value_discretization_interval,
         )
 
-    def pld_decides(sigma: float) -> float:
-        """ε(σ) under the PLD, or, when a first direction already exceeds the target, that direction's ε (which
-        decides the comparison just as well)."""
-        accountant = _pld_accountant(rel, value_discretization_interval)
-        return accountant.compose(event_at(sigma)).get_epsilon(d, stop_above=target)
-
-    if method == "pld" and value_discretization_interval is None:
-        value_discretization_interval = _calibration_interval(event_at(1.0), target, d)
     accountant = f"delta={d:g}, method={method!r}"
     if method == "pld":
-        start = _clt_guess(event_at, target, d, rel)
+        mu = _gaussian_dp_mu(_grid_target(target), d)
+        if value_discretization_interval is None:
+            value_discretization_interval = _calibration_interval(event_at(1.0), target, mu)
+        start = _clt_guess(event_at, target, rel, mu)
         if start is None:
             start = _pld_guess(make_event, target, d, a, tol)
-        found = None if start is None else _guided_lattice_search(pld_decides, target, *start, tol)
+        found = None if start is None else _pld_search(
+            lambda sigma: _pld_accountant(rel, value_discretization_interval).compose(event_at(sigma)),
+            target, d, *start, tol,
+        )
         if found is not None:
             return found
         _check_reachable(eps_of, target, accountant)  # one PLD instead of ~27 doublings when nothing reaches it

@@ -36,7 +36,7 @@ with itself over all steps, since one neighbouring pair fixes the direction of e
 from __future__ import annotations
 
 import math
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
 
@@ -264,51 +264,66 @@ def _discretise(pair, h: float, tail_mass: float) -> _DiscretePLD:
     return _DiscretePLD(pmf, k_lo, p_inf, h)
 
 
-def _next_fast_len(n: int) -> int:
-    best = 1 << (max(n, 1) - 1).bit_length()
+def _smooth_numbers(limit: int) -> np.ndarray:
+    """The 5-smooth numbers 2^a 3^b 5^c <= limit, sorted (FFT lengths pocketfft handles fastest)."""
+    out = []
     p5 = 1
-    while p5 < best:
+    while p5 <= limit:
         p35 = p5
-        while p35 < best:
+        while p35 <= limit:
             m = p35
-            while m < n:
+            while m <= limit:
+                out.append(m)
                 m *= 2
-            best = min(best, m)
             p35 *= 3
         p5 *= 5
-    return best
+    return np.array(sorted(out), dtype=np.int64)
+
+
+_FAST_LENGTHS = _smooth_numbers(1 << 40)
+
+
+def _next_fast_len(n: int) -> int:
+    """The smallest 5-smooth number >= n."""
+    n = max(int(n), 1)
+    if n > _FAST_LENGTHS[-1]:
+        return 1 << (n - 1).bit_length()
+    return int(_FAST_LENGTHS[np.searchsorted(_FAST_LENGTHS, n)])
 
 
 _LAMBDAS = np.geomspace(1e-2, 1e4, 19)  # any λ > 0 gives a valid bound; a coarse grid suffices
 
 
 def _log_mgf(d: _DiscretePLD, lam: np.ndarray, block: int = 1) -> np.ndarray:
-    """log Σ_k pmf_k e^{λ ε_k} for each λ (the finite part's sub-probability MGF). With ``block`` > 1 an upper
-    bound, cheaper: blocks of grid points are merged into one atom at the block's top loss (λ > 0) or bottom loss
-    (λ < 0), which can only increase the MGF."""
+    """log Σ_k pmf_k e^{λ ε_k} for each λ (the finite part's sub-probability MGF; λ of either sign). With
+    ``block`` > 1 an upper bound, cheaper: blocks of grid points are merged into one atom at the block's top loss
+    (λ > 0) or bottom loss (λ < 0), which can only increase the MGF."""
     n = d.pmf.shape[0]
-    pad = (-n) % block
-    mass = np.concatenate([d.pmf, np.zeros(pad)]).reshape(-1, block).sum(axis=1)
-    start = d.offset + block * np.arange(mass.shape[0])
-    top = np.minimum(start + block - 1, d.offset + n - 1) * d.h
-    bottom = start * d.h
+    starts = np.arange(0, n, block)
+    mass = np.add.reduceat(d.pmf, starts) if block > 1 else d.pmf
     pos = mass > 0
-    lp = np.log(mass[pos])
-    eps = np.where(lam[:, None] > 0, top[pos][None, :], bottom[pos][None, :])
-    z = lam[:, None] * eps + lp[None, :]
+    bottom = (d.offset + starts[pos]) * d.h
+    top = (d.offset + np.minimum(starts[pos] + block - 1, n - 1)) * d.h
+    eps = np.where(lam[:, None] > 0, top[None, :], bottom[None, :])
+    z = lam[:, None] * eps + np.log(mass[pos])[None, :]
     m = z.max(axis=1)
     return m + np.log(np.exp(z - m[:, None]).sum(axis=1))
 
 
-def _chernoff_edge(parts, lam: np.ndarray, log_tail: float) -> Tuple[float, float]:
-    """min over λ of (Σ_k c_k log M_k(λ) − log τ)/λ and the matching log of Σ_k c_k log M_k(λ) — an upper bound
-    on the composed loss that the finite part exceeds with probability <= τ (λ > 0). λ is picked on a coarse grid
-    with block-merged MGFs, then the bound is evaluated with the exact MGFs at that λ."""
+def _chernoff_window(parts, log_tail: float) -> Tuple[float, float, float, float]:
+    """(lower edge, upper edge, λ, log M(λ)) of the composed finite loss S = Σ_k (c_k draws of part k): with
+    M(λ) = Π_k M_k(λ)^{c_k}, P(S > K) <= M(λ) e^{−λK} for λ > 0 and P(S < K) <= M(λ) e^{−λK} for λ < 0, so
+    K = (log M(λ) − log τ)/λ bounds S above (λ > 0, the smallest over λ) or below (λ < 0, the largest) except
+    with probability <= τ. λ is picked on a coarse grid with block-merged MGFs, then both bounds are evaluated with
+    the exact MGFs at their λ; the upper one's λ and log M(λ) are returned to bound the mass above the window."""
+    lam = np.concatenate([_LAMBDAS, -_LAMBDAS])
     coarse = sum(c * _log_mgf(d, lam, block=min(64, max(1, d.pmf.shape[0] // 256))) for d, c in parts)
-    i = int(np.argmin((coarse - log_tail) / lam))
-    near = lam[i : i + 1]
+    bound = (coarse - log_tail) / lam
+    k = _LAMBDAS.shape[0]
+    near = np.array([lam[int(np.argmin(bound[:k]))], lam[k + int(np.argmax(bound[k:]))]])
     exact = sum(c * _log_mgf(d, near) for d, c in parts)
-    return float((exact[0] - log_tail) / near[0]), float(near[0]), float(exact[0])
+    edges = (exact - log_tail) / near
+    return float(edges[1]), float(edges[0]), float(near[0]), float(exact[0])
 
 
 def _power(f: np.ndarray, count: int) -> np.ndarray:
@@ -335,11 +350,8 @@ def _compose(parts: Sequence[Tuple[_DiscretePLD, int]], tail_mass: float) -> _Di
         return _DiscretePLD(d.pmf.copy(), d.offset, d.p_inf, h)
     # window from Chernoff bounds on the composed finite part
     log_tail = math.log(tail_mass)
-    hi_edge, lam_hi, log_m_hi = _chernoff_edge(parts, _LAMBDAS, log_tail)
-    # lower edge: the same bound for −L (mass below the window aliases to higher losses: pessimistic, so this
-    # edge only has to be reasonable, not rigorous)
-    mirrored = [(_DiscretePLD(d.pmf[::-1], -(d.offset + d.pmf.shape[0] - 1), d.p_inf, h), c) for d, c in parts]
-    lo_edge = -_chernoff_edge(mirrored, _LAMBDAS, log_tail)[0]
+    # (mass below the window aliases to higher losses: pessimistic, so the lower edge only has to be reasonable)
+    lo_edge, hi_edge, lam_hi, log_m_hi = _chernoff_window(parts, log_tail)
     min_k = sum(c * d.offset for d, c in parts)
     max_k = sum(c * (d.offset + d.pmf.shape[0] - 1) for d, c in parts)
     k_hi = min(max_k, int(math.ceil(hi_edge / h)))
@@ -495,21 +507,19 @@ class PLDAccountant(EventLog):
         parts = self._directions()
         return PrivacyLossDistribution({name: self._direction(name, p) for name, p in parts.items()})
 
-    def get_epsilon(self, delta: float, *, stop_above: Optional[float] = None) -> float:
-        """ε such that everything composed so far is (ε, δ)-DP (an upper bound).
-
-        ``stop_above``: return as soon as one direction's ε exceeds it, without composing the others; the result
-        is then that direction's ε, a lower bound of the full answer, and both exceed ``stop_above`` (what a
-        calibration that only asks "is ε <= target?" needs, at about half the cost for the σ it rejects)."""
+    def get_epsilon(self, delta: float) -> float:
+        """ε such that everything composed so far is (ε, δ)-DP (an upper bound)."""
         d = check_delta(delta, "delta")
-        if not self._counts:
-            return 0.0
-        worst = 0.0
-        for name, parts in self._directions().items():
-            worst = max(worst, _epsilon_for_delta(self._direction(name, parts), d))
-            if stop_above is not None and worst > stop_above:
-                break
-        return worst
+        return max((self._direction_epsilon(name, d) for name in self._direction_names()), default=0.0)
+
+    def _direction_names(self) -> List[str]:
+        """The directions accounted ("remove" then "add", or "replace"); composes nothing."""
+        return list(self._directions())
+
+    def _direction_epsilon(self, name: str, delta: float) -> float:
+        """ε of one direction's composed PLD at δ (each direction is composed once, on first use): a lower bound of
+        ``get_epsilon``, for a calibration that rejects a σ on one direction without composing the others."""
+        return _epsilon_for_delta(self._direction(name, self._directions()[name]), delta)
 
     def get_delta(self, epsilon: float) -> float:
         """δ such that everything composed so far is (ε, δ)-DP (an upper bound)."""
