@@ -13,4 +13,5 @@ void bind_contingency(pybind11::module_& m);
 void bind_constrained_sgd(pybind11::module_& m);
 void bind_domain(pybind11::module_& m);
 void bind_special(pybind11::module_& m);
+void bind_pld(pybind11::module_& m);
 void bind_validation(pybind11::module_& m);

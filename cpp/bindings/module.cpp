@@ -43,5 +43,6 @@ PYBIND11_MODULE(DPFAIR_MODULE_NAME, m) {
   bind_constrained_sgd(m);
   bind_domain(m);
   bind_special(m);
+  bind_pld(m);
   bind_validation(m);
 }

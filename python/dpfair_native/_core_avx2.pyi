@@ -19,6 +19,8 @@ from ._core import logistic_newton as logistic_newton
 from ._core import logistic_newton_csr as logistic_newton_csr
 from ._core import minimize_quadratic as minimize_quadratic
 from ._core import normal_cdf as normal_cdf
+from ._core import pld_connect_the_dots as pld_connect_the_dots
+from ._core import pld_epsilon_for_delta as pld_epsilon_for_delta
 from ._core import poly2_coefficients as poly2_coefficients
 from ._core import poly2_coefficients_csr as poly2_coefficients_csr
 from ._core import values_within as values_within

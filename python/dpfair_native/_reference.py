@@ -886,3 +886,66 @@ def constrained_sgd_epochs(X, y, groups, events, active, batch_rows, batch_offse
             avg_count += 1
             avg += (params - avg) / avg_count
     return params, lambdas, hist, avg, avg_count, step_index + learning_rates.shape[0]
+
+
+def pld_connect_the_dots(u, gp, gq):
+    """Twin of ``kernels.pld_connect_the_dots`` (u = e^ε): (pmf, p_inf) of the connect-the-dots discretisation."""
+    gp = np.minimum.accumulate(np.clip(gp, 0.0, 1.0))
+    gq = np.minimum.accumulate(np.clip(gq, 0.0, 1.0))
+    p_b = gp[:-1] - gp[1:]
+    q_b = gq[:-1] - gq[1:]
+    du = u[1:] - u[:-1]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        a = (p_b - u[:-1] * q_b) / du  # Q-mass moved to the upper end of each bucket
+    a = np.clip(np.nan_to_num(a, nan=0.0, posinf=0.0, neginf=0.0), 0.0, q_b)
+    with np.errstate(invalid="ignore"):
+        upper = u[1:] * a
+    lower = np.maximum(p_b - upper, 0.0)  # = u_{k−1} (Q(B) − a) up to rounding; >= 0 as a <= (P(B) − u_{k−1}Q(B))/du
+    no_q = q_b <= 0  # a bucket with P-mass but no Q-mass left (underflow) keeps its P-mass at the upper end
+    upper = np.where(no_q, p_b, upper)
+    lower = np.where(no_q, 0.0, lower)
+    pmf = np.zeros(u.shape[0])
+    pmf[1:] += upper
+    pmf[:-1] += lower
+    pmf[0] += 1.0 - gp[0]  # P(L <= ε_0): rounded up to the bottom grid point
+    return pmf, float(gp[-1])  # P(L > ε_{m−1}): moved to +∞
+
+
+_PLD_MAX_EXP = 700.0  # below log(DBL_MAX) ≈ 709.78, with room for the products it multiplies
+
+
+def pld_epsilon_for_delta(pmf, offset, h, p_inf, delta):
+    """Twin of ``kernels.pld_epsilon_for_delta``: exact for the discrete PLD, as δ(ε) is piecewise of the form
+    A − e^ε B between grid losses."""
+    if p_inf > delta:
+        return math.inf
+    eps = (np.arange(pmf.shape[0]) + offset) * h
+    keep = eps > 0
+    eps, p = eps[keep], pmf[keep]
+    if eps.size == 0:
+        return 0.0
+    # S1[k] = Σ_{j>=k} p_j, S2[k] = Σ_{j>=k} p_j e^{−ε_j}; for ε in [ε_{k−1}, ε_k): δ(ε) = p_inf + S1[k] − e^ε S2[k]
+    s1 = np.cumsum(p[::-1])[::-1]
+    s2 = np.cumsum((p * np.exp(-eps))[::-1])[::-1]
+    # δ at ε = ε_k (only j > k contribute)
+    s1n = np.append(s1[1:], 0.0)
+    s2n = np.append(s2[1:], 0.0)
+    # e^ε overflows past ε ≈ 709.78: there δ(ε_k) is not computable this way, and an overflowed term would make a
+    # grid point look admissible (ε was capped at 709.78 whatever its true value). Such a point is never taken:
+    # if no computable one meets delta, ε is reported as inf (an upper bound; no privacy is left there anyway).
+    computable = eps < _PLD_MAX_EXP
+    with np.errstate(over="ignore", invalid="ignore"):
+        delta_at = p_inf + s1n - np.exp(np.minimum(eps, _PLD_MAX_EXP)) * s2n
+    if p_inf + s1[0] - s2[0] <= delta:  # δ(0) <= target
+        return 0.0
+    admissible = computable & (delta_at <= delta)
+    if not np.any(admissible) and not np.all(computable):
+        return math.inf
+    k = int(np.argmax(admissible)) if np.any(admissible) else eps.size - 1
+    # ε lies in [ε_{k−1}, ε_k] (ε_{−1} := 0); solve p_inf + S1[k] − e^ε S2[k] = delta there
+    num = p_inf + s1[k] - delta
+    if s2[k] <= 0 or num <= 0:
+        return float(eps[k])
+    val = math.log(num / s2[k])
+    lo = float(eps[k - 1]) if k > 0 else 0.0
+    return float(min(max(val, lo), eps[k]))

@@ -1055,6 +1055,56 @@ def normal_cdf(z, *, backend: Backend = "native") -> np.ndarray:
 __all__ += ["normal_cdf"]
 
 
+def _pld_vector(a, name: str) -> np.ndarray:
+    a = np.ascontiguousarray(a, dtype=np.float64)
+    if a.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional, got shape {a.shape}")
+    return a
+
+
+def pld_connect_the_dots(eps, gp, gq, *, backend: Backend = "native") -> Tuple[np.ndarray, float]:
+    """The PLD accountant's pessimistic discretisation of one worst-case pair (P, Q) on a loss grid ("connect the
+    dots", see ``accountants.pld``): ``eps`` the increasing grid losses ε_0 < ... < ε_{m−1}, ``gp[i]`` = P(L > ε_i)
+    and ``gq[i]`` = Q(L > ε_i) (clipped to [0, 1] and made non-increasing first). Each bucket (ε_{i−1}, ε_i] is
+    replaced by atoms at its two ends with the bucket's P- and Q-masses: Q-mass a = (P(B) − e^{ε_{i−1}}Q(B)) /
+    (e^{ε_i} − e^{ε_{i−1}}), clipped to [0, Q(B)], at the top (P-mass e^{ε_i}·a), the rest at the bottom; a bucket
+    without Q-mass keeps its P-mass at the top; P(L <= ε_0) goes to ε_0. Returns (pmf, p_inf): the P-masses at the
+    m grid losses and P(L > ε_{m−1}), which the accountant moves to +∞. Both backends take e^ε from one
+    ``np.exp`` (the bucket masses cancel to a relative 1/(e^h − 1), so a last-bit difference in e^ε would show),
+    and agree bit for bit."""
+    _check_backend(backend)
+    eps = _pld_vector(eps, "eps")
+    gp, gq = _pld_vector(gp, "gp"), _pld_vector(gq, "gq")
+    if eps.shape[0] < 2 or gp.shape != eps.shape or gq.shape != eps.shape:
+        raise ValueError(f"eps, gp and gq must have one shape of at least 2 points, got {eps.shape}, {gp.shape}, "
+                         f"{gq.shape}")
+    with np.errstate(over="ignore"):  # e^ε = inf past ε ≈ 709.78: those buckets keep their P-mass, see the twin
+        u = np.exp(eps)
+    if backend == "numpy":
+        return _reference.pld_connect_the_dots(u, gp, gq)
+    pmf, p_inf = _native().pld_connect_the_dots(u, gp, gq)
+    return pmf, float(p_inf)
+
+
+def pld_epsilon_for_delta(pmf, offset: int, h: float, p_inf: float, delta: float, *,
+                          backend: Backend = "native") -> float:
+    """The smallest ε >= 0 with δ(ε) <= ``delta`` for a discretised PLD: P-masses ``pmf`` at the losses
+    ε_j = (``offset`` + j)·``h`` and ``p_inf`` at +∞, where δ(ε) = p_inf + Σ_{ε_j > ε} pmf_j (1 − e^{ε − ε_j}).
+    Exact for that PLD (δ is p_inf + S1 − e^ε S2 between grid losses, solved in closed form); +∞ when
+    p_inf > delta, or when delta is only met past ε ≈ 700, where e^ε overflows (no privacy is left there)."""
+    _check_backend(backend)
+    pmf = _pld_vector(pmf, "pmf")
+    h = float(h)
+    if not h > 0:
+        raise ValueError(f"h must be > 0, got {h!r}")
+    if backend == "numpy":
+        return _reference.pld_epsilon_for_delta(pmf, int(offset), h, float(p_inf), float(delta))
+    return float(_native().pld_epsilon_for_delta(pmf, int(offset), h, float(p_inf), float(delta)))
+
+
+__all__ += ["pld_connect_the_dots", "pld_epsilon_for_delta"]
+
+
 def values_within(values, lower: float, upper: float, *, n_threads: int = 0, backend: Backend = "native") -> bool:
     """True when lower <= v <= upper for every v of a real array of any shape (NaN fails; so does infinity when
     the bounds are finite): the input check of X (bounds ∓1e150) and the bounds check of a domain

@@ -57,12 +57,18 @@ __all__ = ["PLDAccountant", "PrivacyLossDistribution"]
 _Z_TAIL = 8.3
 
 
+def _backend() -> str:
+    from .. import kernels
+
+    return "native" if kernels.native_available() else "numpy"
+
+
 def _norm_cdf(z: np.ndarray) -> np.ndarray:
     """Φ(z), accurate in relative terms for z < 0 (lower tail); native when the extension is built."""
     from .. import kernels
 
     z = np.asarray(z, dtype=np.float64)
-    return kernels.normal_cdf(z.ravel(), backend="native" if kernels.native_available() else "numpy").reshape(z.shape)
+    return kernels.normal_cdf(z.ravel(), backend=_backend()).reshape(z.shape)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -234,33 +240,15 @@ class _DiscretePLD:
 
 
 def _discretise(pair, h: float, tail_mass: float) -> _DiscretePLD:
+    from .. import kernels
+
     lo, hi = pair.loss_range()
     k_lo, k_hi = int(math.floor(lo / h)), int(math.ceil(hi / h))
     if k_hi <= k_lo:
         k_hi = k_lo + 1
     eps = np.arange(k_lo, k_hi + 1) * h
     gp, gq = pair.tails(eps)  # P(L > ε_k), Q(L > ε_k), non-increasing in k
-    gp = np.minimum.accumulate(np.clip(gp, 0.0, 1.0))
-    gq = np.minimum.accumulate(np.clip(gq, 0.0, 1.0))
-    p_b = gp[:-1] - gp[1:]
-    q_b = gq[:-1] - gq[1:]
-    u = np.exp(eps)
-    du = u[1:] - u[:-1]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        a = (p_b - u[:-1] * q_b) / du  # Q-mass moved to the upper end of each bucket
-    a = np.clip(np.nan_to_num(a, nan=0.0, posinf=0.0, neginf=0.0), 0.0, q_b)
-    upper = u[1:] * a
-    lower = p_b - upper  # = u_{k-1} (Q(B) − a) up to rounding; >= 0 as a <= (P(B) − u_{k−1}Q(B))/du
-    lower = np.maximum(lower, 0.0)
-    # a bucket with P-mass but no Q-mass left (underflow) keeps its P-mass at the upper end (round up)
-    no_q = q_b <= 0
-    upper = np.where(no_q, p_b, upper)
-    lower = np.where(no_q, 0.0, lower)
-    pmf = np.zeros(eps.shape[0])
-    pmf[1:] += upper
-    pmf[:-1] += lower
-    pmf[0] += 1.0 - gp[0]  # P(L <= ε_lo): rounded up to the bottom grid point
-    p_inf = float(gp[-1])  # P(L > ε_hi): moved to +∞
+    pmf, p_inf = kernels.pld_connect_the_dots(eps, gp, gq, backend=_backend())
     return _DiscretePLD(pmf, k_lo, p_inf, h)
 
 
@@ -390,44 +378,11 @@ def _delta_for_epsilon(d: _DiscretePLD, epsilon: float) -> float:
     return min(1.0, d.p_inf + float(np.sum(d.pmf[m] * -np.expm1(epsilon - eps[m]))))
 
 
-_MAX_EXP = 700.0  # below log(DBL_MAX) ≈ 709.78, with room for the products it multiplies
-
-
 def _epsilon_for_delta(d: _DiscretePLD, delta: float) -> float:
-    """Smallest ε >= 0 with δ(ε) <= delta for the discrete PLD (exact for it; δ(ε) is piecewise of the form
-    A − e^ε B between grid losses)."""
-    if d.p_inf > delta:
-        return math.inf
-    eps = (np.arange(d.pmf.shape[0]) + d.offset) * d.h
-    keep = eps > 0
-    eps, p = eps[keep], d.pmf[keep]
-    if eps.size == 0:
-        return 0.0
-    # S1[k] = Σ_{j>=k} p_j, S2[k] = Σ_{j>=k} p_j e^{−ε_j}; for ε in [ε_{k−1}, ε_k): δ(ε) = p_inf + S1[k] − e^ε S2[k]
-    s1 = np.cumsum(p[::-1])[::-1]
-    s2 = np.cumsum((p * np.exp(-eps))[::-1])[::-1]
-    # δ at ε = ε_k (only j > k contribute)
-    s1n = np.append(s1[1:], 0.0)
-    s2n = np.append(s2[1:], 0.0)
-    # e^ε overflows past ε ≈ 709.78: there δ(ε_k) is not computable this way, and an overflowed term would make a
-    # grid point look admissible (ε was capped at 709.78 whatever its true value). Such a point is never taken:
-    # if no computable one meets delta, ε is reported as inf (an upper bound; no privacy is left there anyway).
-    computable = eps < _MAX_EXP
-    with np.errstate(over="ignore", invalid="ignore"):
-        delta_at = d.p_inf + s1n - np.exp(np.minimum(eps, _MAX_EXP)) * s2n
-    if d.p_inf + s1[0] - s2[0] <= delta:  # δ(0) <= target
-        return 0.0
-    admissible = computable & (delta_at <= delta)
-    if not np.any(admissible) and not np.all(computable):
-        return math.inf
-    k = int(np.argmax(admissible)) if np.any(admissible) else eps.size - 1
-    # ε lies in [ε_{k−1}, ε_k] (ε_{−1} := 0); solve p_inf + S1[k] − e^ε S2[k] = delta there
-    num = d.p_inf + s1[k] - delta
-    if s2[k] <= 0 or num <= 0:
-        return float(eps[k])
-    val = math.log(num / s2[k])
-    lo = float(eps[k - 1]) if k > 0 else 0.0
-    return float(min(max(val, lo), eps[k]))
+    """Smallest ε >= 0 with δ(ε) <= delta for the discrete PLD (exact for it; ``kernels.pld_epsilon_for_delta``)."""
+    from .. import kernels
+
+    return kernels.pld_epsilon_for_delta(d.pmf, d.offset, d.h, d.p_inf, delta, backend=_backend())
 
 
 class PrivacyLossDistribution:
