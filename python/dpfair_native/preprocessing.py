@@ -42,20 +42,29 @@ class Numeric:
 class Categorical:
     """A categorical column with its public categories, one-hot encoded (at most one 1 per row).
 
-    ``unknown``: "error" (a value outside ``categories`` raises) or "other" (it goes to an extra "other" column).
+    ``unknown``: what a value outside ``categories`` (a missing value — None, NaN, pd.NA — included) becomes:
+    "ignore" (the default: a row of zeros in the column's group, which the domain allows), "other" (a 1 in an
+    extra "other" column) or "error" (transform raises). The first two keep every row inside the declared domain,
+    so one person's unexpected value cannot decide whether a private fit runs; "error" is for checking data
+    before a release, and such an abort is outside the DP guarantee.
     ``categories=None`` reads them from the data at ``fit`` and warns (PrivacyLeakWarning).
     """
 
     categories: Optional[Sequence[Any]] = None
-    unknown: str = "error"
+    unknown: str = "ignore"
 
 
 @dataclass(frozen=True)
 class Binary:
-    """A two-valued column: one indicator, 1 where the value equals ``positive``, 0 where it equals ``negative``."""
+    """A two-valued column: one indicator, 1 where the value equals ``positive``, 0 where it equals ``negative``.
+
+    ``unknown``: what any other value (a missing one included) becomes: "negative" (the default: 0) or "error"
+    (transform raises; outside the DP guarantee, as for :class:`Categorical`).
+    """
 
     positive: Any = 1
     negative: Any = 0
+    unknown: str = "negative"
 
 
 class EncodedArray(np.ndarray):
@@ -200,9 +209,11 @@ class DomainEncoder:
     ``fit`` reads no statistic of the data unless the schema leaves a bound or a category list undeclared, in
     which case it reads it and warns with :class:`PrivacyLeakWarning`: such a value depends on the private rows,
     and a model trained on the output is then not DP with respect to them. A numeric value x is mapped to
-    (clip(x, l, u) − l)/(u − l); missing values (NaN/None) are rejected with an error naming the column — impute
-    them with a public rule first. ``count_out_of_domain(X)`` tells the data's curator how many values were
-    clipped or unknown; it is not private and is not stored.
+    (clip(x, l, u) − l)/(u − l); a missing numeric value (NaN/None) is rejected with an error naming the column —
+    impute it with a public rule first (that abort is outside the DP guarantee). A categorical or binary value
+    outside the declared ones, a missing one included, is mapped into the domain by the column's ``unknown`` rule
+    (by default: zeros in its one-hot group, or the negative value). ``count_out_of_domain(X)`` tells the data's
+    curator how many values were clipped or unknown; it is not private and is not stored.
 
     The transform's output carries ``domain_``: a dense result is an :class:`EncodedArray` (``.domain``), a
     sparse one has a ``domain`` attribute. The functional-mechanism estimators use it when their own ``domain``
@@ -264,8 +275,9 @@ class DomainEncoder:
                 out_names.append(str(name))
                 n_numeric += 1
             elif isinstance(spec, Categorical):
-                if spec.unknown not in ("error", "other"):
-                    raise ValueError(f"Categorical.unknown must be 'error' or 'other', got {spec.unknown!r} ({name!r})")
+                if spec.unknown not in ("ignore", "other", "error"):
+                    raise ValueError(
+                        f"Categorical.unknown must be 'ignore', 'other' or 'error', got {spec.unknown!r} ({name!r})")
                 cats = spec.categories
                 if cats is None:
                     warnings.warn(
@@ -284,6 +296,8 @@ class DomainEncoder:
             else:
                 if spec.positive == spec.negative:
                     raise ValueError(f"Binary column {name!r} needs two different values")
+                if spec.unknown not in ("negative", "error"):
+                    raise ValueError(f"Binary.unknown must be 'negative' or 'error', got {spec.unknown!r} ({name!r})")
                 groups.append((len(out_names),))
                 out_names.append(f"{name}={spec.positive}")
         d = len(out_names)
@@ -336,25 +350,29 @@ class DomainEncoder:
                 offset += 1
             elif isinstance(spec, Categorical):
                 cats = self.categories_[name]
-                codes = _category_codes(values, cats, name)
+                codes = _category_codes(values, cats)
                 unknown = codes < 0
                 if unknown.any() and spec.unknown == "error":
-                    bad = sorted(set(values[unknown].tolist()), key=str)[:5]
+                    bad = sorted({str(v) for v in values[unknown].tolist()})[:5]
                     raise ValueError(
-                        f"column {name!r} has values outside its declared categories: {bad}; add them to the schema "
-                        "or use Categorical(..., unknown='other')"
+                        f"column {name!r} has values outside its declared categories (missing ones included): {bad}; "
+                        "add them to the schema or use Categorical(..., unknown='ignore' or 'other')"
                     )
-                codes = np.where(unknown, len(cats), codes)
-                pieces.append((rows, offset + codes, np.ones(n)))
+                if spec.unknown == "other":
+                    codes = np.where(unknown, len(cats), codes)
+                keep = codes >= 0
+                pieces.append((rows[keep], offset + codes[keep], np.ones(int(keep.sum()))))
                 offset += len(cats) + (spec.unknown == "other")
             else:
                 pos = _equals(values, spec.positive)
-                neg = _equals(values, spec.negative)
-                if not np.all(pos | neg):
-                    bad = sorted(set(values[~(pos | neg)].tolist()), key=str)[:5]
-                    raise ValueError(
-                        f"binary column {name!r} has values other than {spec.positive!r}/{spec.negative!r}: {bad}"
-                    )
+                if spec.unknown == "error":
+                    other = ~(pos | _equals(values, spec.negative))
+                    if other.any():
+                        bad = sorted({str(v) for v in values[other].tolist()})[:5]
+                        raise ValueError(
+                            f"binary column {name!r} has values other than {spec.positive!r}/{spec.negative!r} "
+                            f"(missing ones included): {bad}; or use Binary(..., unknown='negative')"
+                        )
                 pieces.append((rows[pos], np.full(pos.sum(), offset), np.ones(pos.sum())))
                 offset += 1
         rows, cols, vals = (np.concatenate(part) for part in zip(*pieces))
@@ -390,7 +408,7 @@ class DomainEncoder:
                 v = _numeric(values, name)
                 out[name] = int(np.sum((v < lo) | (v > up)))
             elif isinstance(spec, Categorical):
-                out[name] = int(np.sum(_category_codes(values, self.categories_[name], name) < 0))
+                out[name] = int(np.sum(_category_codes(values, self.categories_[name]) < 0))
             else:
                 out[name] = int(np.sum(~(_equals(values, spec.positive) | _equals(values, spec.negative))))
         return out
@@ -412,17 +430,22 @@ def _equals(values, target) -> np.ndarray:
     return np.asarray([v == target for v in values.tolist()], dtype=bool)
 
 
-def _category_codes(values, categories, name) -> np.ndarray:
-    """Index of each value in ``categories`` (-1 if absent); None, NaN and pandas' NA/NaT are missing values and
-    raise."""
+def _category_codes(values, categories) -> np.ndarray:
+    """Index of each value in ``categories``; -1 where it is absent or missing (None, NaN, pandas' NA/NaT: these
+    never match a category, even a declared NaN, since they do not compare equal)."""
     from ._validation import _is_missing
 
     lookup = {c: i for i, c in enumerate(categories)}
     items = values.tolist()
-    if any(_is_missing(v) for v in items):
-        raise ValueError(f"column {name!r} has missing values (None, NaN or pd.NA); replace them by a value first, "
-                         "e.g. X[column].fillna(\"missing\") with \"missing\" declared among the categories")
-    return np.fromiter((lookup.get(v, -1) for v in items), dtype=np.int64, count=len(items))
+    return np.fromiter((-1 if _is_missing(v) else _lookup(lookup, v) for v in items), dtype=np.int64,
+                       count=len(items))
+
+
+def _lookup(lookup: dict, value) -> int:
+    try:
+        return lookup.get(value, -1)
+    except TypeError:  # an unhashable value is no declared category
+        return -1
 
 
 # -- public spline features (issue 12) ------------------------------------------------------------------------------
