@@ -1,6 +1,7 @@
 """FairGAN, FairGAN⁺ and CFGAN (dpfair_native.gan) on tiny synthetic data with fixed seeds: outputs are valid
 records, fairness terms remove the planted dependence, interventions are respected, bad input is refused."""
 
+import math
 import sys
 
 import numpy as np
@@ -52,6 +53,7 @@ def test_fairgan_samples_are_valid_records(fairgans):
     assert Xg.shape == (300, 2) and yg.shape == (300,) and sg.shape == (300,)
     assert set(Xg[:, 0]) <= {0, 1} and set(Xg[:, 1]) <= {"u", "v", "w"}
     assert set(yg) <= {0, 1} and set(sg) == {0, 1}
+    assert model.privacy_spent_ == (math.inf, 0.0) and model.privacy_spent_.method == "none"  # not DP: says so
     H, _, _ = model.sample(300, random_state=1, one_hot=True)
     assert H.dtype == np.float32 and H.shape == (300, model.encoder_.width)
     assert set(np.unique(H)) <= {0.0, 1.0}
@@ -121,6 +123,7 @@ def test_fairgan_plus_eta_is_the_mean_of_its_fair_phase_iterates(monkeypatch):
     monkeypatch.setattr(FairGANPlus, "_average_eta", spy)
     m = FairGANPlus(random_state=0, **{**TINY, "epochs": 4}).fit(X, y, sensitive_features=s)
     steps_per_epoch = len(m.history_["g"]) // 4
+    assert m.privacy_spent_ == (math.inf, 0.0) and m.privacy_spent_.method == "none"  # not DP: says so
     assert len(seen) == 2 * steps_per_epoch
     final = torch.cat([p.detach().ravel() for p in m.classifier_.parameters()]).numpy()
     np.testing.assert_allclose(final, np.mean(seen, axis=0), rtol=1e-4, atol=1e-5)
@@ -239,6 +242,7 @@ def test_cfgan_other_effects_fit(effect, extra):
     m = CFGAN(GRAPH, sensitive="s", outcome="y", effect=effect, random_state=0, **{**CF_TINY, "epochs": 2},
               **extra).fit(df)
     assert "d2" in m.history_ and np.all(np.isfinite(m.history_["d2"]))
+    assert m.privacy_spent_ == (math.inf, 0.0) and m.privacy_spent_.method == "none"
 
 
 @pytest.mark.parametrize("kwargs, match", [

@@ -23,9 +23,12 @@ Not differentially private.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._validation import StrOptions, check_int, validate_params
+from ..accountants import PrivacySpent
 from . import _common as C
 from .effects import descendants, parents_of, topological_order
 
@@ -60,6 +63,7 @@ class CFGAN:
     encoder_ : TableEncoder of the columns; feature_names_in_, n_features_in_ : the column names and count.
     nodes_ : torch ModuleDict, one sub-network per node; discriminators_ : dict of D1 and D2.
     history_ : dict of per-step losses ("d1", "g", and "d2" once the fairness term is on).
+    privacy_spent_ : PrivacySpent (inf, 0, "none"): no privacy guarantee.
 
     Notes
     -----
@@ -260,6 +264,7 @@ class CFGAN:
                         continue
                     for k, v in self._step(torch, real[idx], fair, gen).items():
                         self.history_.setdefault(k, []).append(v)
+        self.privacy_spent_ = PrivacySpent(math.inf, 0.0, "none")
         return self
 
     def sample(self, n, random_state=None, *, intervention=None, one_hot=False):

@@ -33,11 +33,13 @@ Neither model is differentially private: their output depends on every training 
 
 from __future__ import annotations
 
+import math
 from numbers import Integral
 
 import numpy as np
 
 from .._validation import NON_NEGATIVE, Interval, StrOptions, check_int, validate_params
+from ..accountants import PrivacySpent
 from . import _common as C
 
 __all__ = ["FairGAN", "FairGANPlus"]
@@ -206,6 +208,7 @@ class _TabularGAN:
                     for k, v in losses.items():
                         self.history_.setdefault(k, []).append(v)
             self._finish(torch)
+        self.privacy_spent_ = PrivacySpent(math.inf, 0.0, "none")
         return self
 
     def _finish(self, torch):
@@ -245,6 +248,7 @@ class FairGAN(_TabularGAN):
     p_sensitive_, p_label_ : training frequencies of s = 1 and y = 1 (s is drawn from the former when sampling).
     generator_, encoder_net_, decoder_net_, discriminators_ : the torch modules.
     history_ : dict of per-step losses ("d1", "g", and "d2" once the fairness term is on).
+    privacy_spent_ : PrivacySpent (inf, 0, "none"): no privacy guarantee.
 
     Notes
     -----
@@ -320,7 +324,8 @@ class FairGANPlus(_TabularGAN):
     ----------
     classifier_ : torch.nn.Linear, η's logistic regression on the one-hot X.
     encoder_, feature_names_in_, n_features_in_, classes_, sensitive_values_, p_sensitive_, p_label_, generator_,
-    encoder_net_, decoder_net_, discriminators_, history_ : as in FairGAN (history_ adds "eta" and "d3").
+    encoder_net_, decoder_net_, discriminators_, history_, privacy_spent_ : as in FairGAN (history_ adds "eta" and
+    "d3").
 
     Notes
     -----
