@@ -51,6 +51,23 @@ def test_relevance_scores_sparse_equals_dense():
     assert np.allclose(relevance_scores(sp.csr_matrix(X), y, dom, 0.45), dense)
 
 
+def test_relevance_scores_sparse_raise_policy_agrees_with_dense():
+    """policy="raise" on CSR: a column whose box excludes 0 is out of the domain only where it holds an implicit
+    zero (it used to raise for every such column, even fully stored ones the dense path accepts)."""
+    sp = pytest.importorskip("scipy.sparse")
+    rng = np.random.default_rng(2)
+    X = rng.uniform(0.2, 0.9, size=(30, 3))
+    X[:, 2] *= rng.uniform(size=30) < 0.5  # column 2 has zeros (in its box [0, 1])
+    y = rng.integers(0, 2, 30)
+    dom = FeatureDomain([0.1, 0, 0], [1, 1, 1])  # 0 outside column 0's box, which is fully stored
+    dense = relevance_scores(X, y, dom, 0.5, policy="raise")
+    assert np.allclose(relevance_scores(sp.csr_matrix(X), y, dom, 0.5, policy="raise"), dense)
+    X[3, 0] = 0.0  # now column 0 holds a zero, outside its box: both refuse
+    for data in (X, sp.csr_matrix(X)):
+        with pytest.raises(ValueError, match="outside the declared domain"):
+            relevance_scores(data, y, dom, 0.5, policy="raise")
+
+
 def test_gumbel_one_shot_has_the_peeling_distribution():
     u = np.array([3.0, 1.0, 0.0, 2.0])
     eps_round, sens, k = 1.0, 1.0, 2

@@ -89,7 +89,9 @@ def relevance_scores(X, y, domain, q: float, *, policy: str = "clip") -> np.ndar
         Xc = X.tocsc(copy=True)
         cols = np.repeat(np.arange(d), np.diff(Xc.indptr))
         zero = np.clip(0.0, lo, hi)  # where an implicit 0 lands after clipping
-        if policy == "raise" and (np.any(Xc.data < lo[cols]) or np.any(Xc.data > hi[cols]) or np.any(zero != 0.0)):
+        implicit = np.diff(Xc.indptr) < n  # columns holding a zero that is not stored
+        if policy == "raise" and (np.any(Xc.data < lo[cols]) or np.any(Xc.data > hi[cols])
+                                  or np.any((zero != 0.0) & implicit)):
             raise ValueError("X has values outside the declared domain; use policy='clip' or widen the domain")
         Xc.data = np.clip(Xc.data, lo[cols], hi[cols]) - zero[cols]
         raw = np.asarray(Xc.T @ r).ravel() + (zero - mid) * r.sum()
