@@ -12,7 +12,7 @@ import pytest
 from dpfair_native import datasets
 from dpfair_native.domain import AssumedDomainWarning, FeatureDomain
 from dpfair_native.models import FairFunctionalMechanismLR, FunctionalMechanismLR
-from dpfair_native.preprocessing import DomainEncoder, EncodedArray
+from dpfair_native.preprocessing import Categorical, DomainEncoder, EncodedArray
 
 pd = pytest.importorskip("pandas")
 
@@ -87,13 +87,16 @@ def test_dataframe_columns_must_match_the_domains_names():
     FunctionalMechanismLR(domain=FeatureDomain([0, 17], [1, 90]), random_state=0).fit(df[["hours", "age"]], y)
 
 
-def test_encoder_reads_non_string_column_names_and_explains_missing_values():
+def test_encoder_reads_non_string_column_names_and_maps_missing_categories():
     rng = np.random.default_rng(0)
     frame = pd.DataFrame({0: rng.uniform(0, 5, 50), 1: rng.choice(["a", "b"], 50)})  # read_csv(header=None)
     X = DomainEncoder({0: (0, 5), 1: ["a", "b"]}).fit_transform(frame)
     assert X.shape == (50, 3) and X.domain.names == ("0", "1=a", "1=b")
-    with pytest.raises(ValueError, match="fillna"):
-        DomainEncoder({"c": ["a", "b"]}).fit_transform(pd.DataFrame({"c": ["a", None, "b"]}))
+    # a missing category is an unknown one: zeros by default, an error naming it only when asked for
+    np.testing.assert_array_equal(
+        DomainEncoder({"c": ["a", "b"]}).fit_transform(pd.DataFrame({"c": ["a", None, "b"]})), [[1, 0], [0, 0], [0, 1]])
+    with pytest.raises(ValueError, match="missing ones included"):
+        DomainEncoder({"c": Categorical(["a", "b"], unknown="error")}).fit_transform(pd.DataFrame({"c": ["a", None]}))
 
 
 def test_group_declaration_errors_say_what_is_wrong():
