@@ -68,6 +68,23 @@ def test_relevance_scores_sparse_raise_policy_agrees_with_dense():
             relevance_scores(data, y, dom, 0.5, policy="raise")
 
 
+def test_relevance_scores_on_csr_with_duplicate_entries_clip_each_cell_once():
+    """A non-canonical CSR (two stored parts of one cell) is the dense matrix holding their sum: its score, clipped
+    and refused like the dense one's (clipping each part and summing broke the per-row sensitivity bound)."""
+    sp = pytest.importorskip("scipy.sparse")
+    # cell (0, 0) stored as 1.0 + 1.0 = 2.0, outside the box [0, 1]; row 1 is 1.5 in column 0 (also outside)
+    X = sp.csr_matrix((np.array([1.0, 1.0, 1.5]), np.array([0, 0, 0]), np.array([0, 2, 3, 3])), shape=(3, 1))
+    assert not X.has_canonical_format
+    y = np.array([1, 0, 0])
+    dom = FeatureDomain([0.0], [1.0])
+    dense = relevance_scores(X.toarray(), y, dom, 0.5)
+    assert np.allclose(relevance_scores(X, y, dom, 0.5), dense)
+    one_row = sp.csr_matrix((np.array([1.0, 1.0]), np.array([0, 0]), np.array([0, 2])), shape=(1, 1))
+    assert relevance_scores(one_row, np.array([1]), dom, 0.0)[0] <= 0.5  # |x̄ − m|·|y − q| / w with x̄ in the box
+    with pytest.raises(ValueError, match="outside the declared domain"):
+        relevance_scores(X, y, dom, 0.5, policy="raise")
+
+
 def test_gumbel_one_shot_has_the_peeling_distribution():
     u = np.array([3.0, 1.0, 0.0, 2.0])
     eps_round, sens, k = 1.0, 1.0, 2

@@ -126,6 +126,8 @@ def test_shorthand_schema_entries():
         ({"age": Numeric(5, 1)}, {}, "lower < upper"),
         ({"job": Categorical(["a", "a"])}, {}, "distinct"),
         ({"job": Categorical(["a"], unknown="drop")}, {}, "unknown"),
+        ({"job": Categorical(["a", "b", None])}, {}, "include a missing value"),
+        ({"job": Categorical(["a", float("nan")], unknown="other")}, {}, "fillna"),
     ],
 )
 def test_bad_input_raises_clearly(schema, frame_change, match):
@@ -166,6 +168,9 @@ def test_unknown_and_missing_values_map_into_the_domain_by_default():
     np.testing.assert_array_equal(other, [[1, 0, 0], [0, 0, 1], [0, 0, 1], [0, 1, 0]])
     sparse = DomainEncoder({"job": Categorical(["a", "b"])}, sparse_output=True).fit_transform(frame)
     np.testing.assert_array_equal(sparse.toarray(), [[1, 0], [0, 0], [0, 0], [0, 1]])
+    with pytest.warns(PrivacyLeakWarning):  # categories read from the data leave the missing value out
+        read = DomainEncoder({"job": Categorical()}).fit(frame)
+    assert read.categories_["job"] == ["a", "b", "z"]
 
 
 def test_a_record_with_an_undeclared_value_does_not_stop_a_private_fit(adult):

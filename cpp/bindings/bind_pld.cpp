@@ -11,8 +11,9 @@ namespace {
 py::tuple pld_connect_the_dots(Doubles u, Doubles gp, Doubles gq) {
   if (u.ndim() != 1) throw py::value_error("u must be one-dimensional");
   const py::ssize_t m = u.shape(0);
-  check_length(gp, m, "gp");
-  check_length(gq, m, "gq");
+  if (gp.ndim() != 1 || gp.shape(0) != m || gq.ndim() != 1 || gq.shape(0) != m) {
+    throw py::value_error("u, gp and gq must have one shape (m,)");
+  }
   py::array_t<double> pmf(m);
   double* out = pmf.mutable_data();
   double p_inf;

@@ -87,6 +87,7 @@ def relevance_scores(X, y, domain, q: float, *, policy: str = "clip") -> np.ndar
     mid, width = 0.5 * (lo + hi), hi - lo
     if type(X).__module__.startswith("scipy.sparse"):
         Xc = X.tocsc(copy=True)
+        Xc.sum_duplicates()  # one stored value per (row, column), as a dense row has: clip the sum, not its parts
         cols = np.repeat(np.arange(d), np.diff(Xc.indptr))
         zero = np.clip(0.0, lo, hi)  # where an implicit 0 lands after clipping
         implicit = np.diff(Xc.indptr) < n  # columns holding a zero that is not stored

@@ -18,6 +18,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ._validation import _is_missing
 from .domain import FeatureDomain
 
 __all__ = ["Numeric", "Categorical", "Binary", "DomainEncoder", "EncodedArray", "PrivacyLeakWarning"]
@@ -42,7 +43,8 @@ class Numeric:
 class Categorical:
     """A categorical column with its public categories, one-hot encoded (at most one 1 per row).
 
-    ``unknown``: what a value outside ``categories`` (a missing value — None, NaN, pd.NA — included) becomes:
+    ``unknown``: what a value outside ``categories`` (a missing value — None, NaN, pd.NA — included: it matches
+    no category, and ``categories`` may not hold one) becomes:
     "ignore" (the default: a row of zeros in the column's group, which the domain allows), "other" (a 1 in an
     extra "other" column) or "error" (transform raises). The first two keep every row inside the declared domain,
     so one person's unexpected value cannot decide whether a private fit runs; "error" is for checking data
@@ -285,10 +287,16 @@ class DomainEncoder:
                         "(Categorical([...])) or the model is not DP with respect to these rows",
                         PrivacyLeakWarning, stacklevel=2,
                     )
-                    cats = sorted(set(column(str(name)).tolist()), key=str)
+                    cats = sorted({v for v in column(str(name)).tolist() if not _is_missing(v)}, key=str)
                 cats = list(cats)
                 if not cats or len(set(cats)) != len(cats):
                     raise ValueError(f"categories of {name!r} must be a non-empty list of distinct values")
+                if any(_is_missing(c) for c in cats):
+                    raise ValueError(
+                        f"categories of {name!r} include a missing value (None, NaN or pd.NA), which matches no "
+                        "value: missing values are unknown ones (see Categorical.unknown); to keep them apart, fill "
+                        "them with a declared string first, e.g. X[column].fillna(\"missing\")"
+                    )
                 categories[name] = cats
                 start = len(out_names)
                 out_names += [f"{name}={c}" for c in cats] + ([f"{name}=other"] if spec.unknown == "other" else [])
@@ -431,10 +439,7 @@ def _equals(values, target) -> np.ndarray:
 
 
 def _category_codes(values, categories) -> np.ndarray:
-    """Index of each value in ``categories``; -1 where it is absent or missing (None, NaN, pandas' NA/NaT: these
-    never match a category, even a declared NaN, since they do not compare equal)."""
-    from ._validation import _is_missing
-
+    """Index of each value in ``categories``; -1 where it is absent or missing (None, NaN, pandas' NA/NaT)."""
     lookup = {c: i for i, c in enumerate(categories)}
     items = values.tolist()
     return np.fromiter((-1 if _is_missing(v) else _lookup(lookup, v) for v in items), dtype=np.int64,

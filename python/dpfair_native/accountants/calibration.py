@@ -335,9 +335,10 @@ def _gdp_log_slope(epsilon: float, mu: float) -> float:
 
 def _clt_guess(make_event, target, relation, mu: float) -> Optional[Tuple[float, float]]:
     """(σ, slope) from the central limit approximation: σ with Σ c_k μ_k²(σ) = μ², μ the GDP parameter that is
-    (target, δ)-DP, by bisection on log σ, and d log ε / d log σ of the GDP ε there (``_gdp_log_slope`` times
-    d log μ / d log σ, the latter from Σ c_k μ_k² at σ and 1.01σ). None when the event has a part the
-    approximation does not cover or no σ in [1e-3, 1e8] matches."""
+    (target, δ)-DP (the caller's, computed once for the grid, at the target rounded to 6 digits), by bisection on
+    log σ, and d log ε / d log σ of the GDP ε there (``_gdp_log_slope`` times d log μ / d log σ, the latter from
+    Σ c_k μ_k² at σ and 1.01σ). None when the event has a part the approximation does not cover or no σ in
+    [1e-3, 1e8] matches."""
     mu_sq = mu * mu
 
     def excess(sigma: float) -> Optional[float]:
