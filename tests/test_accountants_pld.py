@@ -405,3 +405,18 @@ def test_gdp_log_slope_matches_a_finite_difference():
         numeric = (math.log(gdp_epsilon(mu * 1.0001, delta)) - math.log(gdp_epsilon(mu / 1.0001, delta))) / (
             2 * math.log(1.0001))
         assert C._gdp_log_slope(eps, mu) == pytest.approx(numeric, rel=1e-5)
+
+
+def test_tiny_noise_is_refused_clearly_instead_of_overflowing_or_exhausting_memory():
+    """A Poisson-sampled Gaussian with σ = 0.01 (its loss range overflowed e^x in ``loss_range``) and a replace-one
+    one with σ = 1e-4 (a grid of 10^12 points) get a ValueError that says what to do; the loss range itself is
+    computed in log space where e^x would overflow."""
+    with pytest.raises(ValueError, match="method='rdp'"):
+        P._discretise(P._SubsampledGaussianReplace(1e-4, 0.5), 1e-4, 1e-15)
+    with pytest.raises(ValueError, match="method='rdp'"):
+        A.epsilon_of_event(dpsgd_event(0.5, 1e-3, 10), 1e-5, method="pld")
+    lo, hi = P._SubsampledGaussianRemove(0.01, 0.5).loss_range()
+    assert hi == pytest.approx((1 + 2 * 0.01 * P._Z_TAIL) / (2 * 0.01**2) + math.log(0.5), rel=1e-12)
+    assert P._log_mixture(0.3, 2.0) == pytest.approx(math.log(0.7 + 0.3 * math.exp(2.0)), rel=1e-15)
+    assert P._log_mixture(0.3, 800.0) == pytest.approx(800.0 + math.log(0.3), rel=1e-15)
+    assert P._log_mixture(1.0, 800.0) == 800.0

@@ -93,6 +93,13 @@ class _ShiftedGaussian:
         return _norm_cdf(x / s), _norm_cdf((x - mu) / s)
 
 
+def _log_mixture(q: float, a: float) -> float:
+    """ln(1 − q + q·e^a) for 0 < q <= 1, also where e^a overflows (tiny σ)."""
+    if a < 700.0:
+        return math.log1p(-q + q * math.exp(a))
+    return a + math.log(q) + math.log1p((1.0 - q) / q * math.exp(-a))
+
+
 class _SubsampledGaussianRemove:
     """P = (1−q)N(0, σ²) + qN(−1, σ²), Q = N(0, σ²): L(x) = ln(1 − q + q e^{(−2x−1)/(2σ²)}) > ln(1 − q);
     x(ε) = −σ² ln((e^ε − 1 + q)/q) − 1/2."""
@@ -107,7 +114,7 @@ class _SubsampledGaussianRemove:
     def loss_range(self) -> Tuple[float, float]:
         s, q = self.sigma, self.q
         x_lo = -1.0 - s * _Z_TAIL
-        hi = math.log1p(-q + q * math.exp((-2.0 * x_lo - 1.0) / (2.0 * s * s)))
+        hi = _log_mixture(q, (-2.0 * x_lo - 1.0) / (2.0 * s * s))
         return math.log1p(-q), hi
 
     def tails(self, eps: np.ndarray):
@@ -129,7 +136,7 @@ class _SubsampledGaussianAdd:
     def loss_range(self) -> Tuple[float, float]:
         s, q = self.sigma, self.q
         x_hi = s * _Z_TAIL
-        lo = -math.log1p(-q + q * math.exp((2.0 * x_hi - 1.0) / (2.0 * s * s)))
+        lo = -_log_mixture(q, (2.0 * x_hi - 1.0) / (2.0 * s * s))
         return lo, -math.log1p(-q)
 
     def tails(self, eps: np.ndarray):
@@ -239,6 +246,18 @@ class _DiscretePLD:
         self.pmf, self.offset, self.p_inf, self.h = pmf, offset, p_inf, h
 
 
+_MAX_POINTS = 1 << 26  # 512 MiB per float64 array: beyond it the accountant refuses instead of exhausting memory
+
+
+def _check_points(points: int, h: float, what: str) -> None:
+    if points > _MAX_POINTS:
+        raise ValueError(
+            f"{what}: {points:,} points on the PLD grid h = {h:g}, more than the accountant handles "
+            f"({_MAX_POINTS:,}), because the noise is tiny against the sensitivity; use method='rdp' or a coarser "
+            "value_discretization_interval"
+        )
+
+
 def _discretise(pair, h: float, tail_mass: float) -> _DiscretePLD:
     from .. import kernels
 
@@ -246,6 +265,7 @@ def _discretise(pair, h: float, tail_mass: float) -> _DiscretePLD:
     k_lo, k_hi = int(math.floor(lo / h)), int(math.ceil(hi / h))
     if k_hi <= k_lo:
         k_hi = k_lo + 1
+    _check_points(k_hi - k_lo + 1, h, f"one step's privacy loss spans [{lo:.4g}, {hi:.4g}] nats")
     eps = np.arange(k_lo, k_hi + 1) * h
     gp, gq = pair.tails(eps)  # P(L > ε_k), Q(L > ε_k), non-increasing in k
     pmf, p_inf = kernels.pld_connect_the_dots(eps, gp, gq, backend=_backend())
@@ -349,6 +369,7 @@ def _compose(parts: Sequence[Tuple[_DiscretePLD, int]], tail_mass: float) -> _Di
         p_inf = min(1.0, p_inf + math.exp(log_m_hi - lam_hi * k_hi * h))
     k_lo = min(k_lo, k_hi)
     width = k_hi - k_lo + 1
+    _check_points(width, h, f"the composed privacy loss spans [{k_lo * h:.4g}, {k_hi * h:.4g}] nats")
     n = _next_fast_len(width)
     spec = None
     base = 0
