@@ -253,8 +253,8 @@ def _check_points(points: int, h: float, what: str) -> None:
     if points > _MAX_POINTS:
         raise ValueError(
             f"{what}: {points:,} points on the PLD grid h = {h:g}, more than the accountant handles "
-            f"({_MAX_POINTS:,}), because the noise is tiny against the sensitivity; use method='rdp' or a coarser "
-            "value_discretization_interval"
+            f"({_MAX_POINTS:,}), because the noise is tiny against the sensitivity; use the RDP accountant "
+            "(method='rdp'; accountant_method='rdp' on an estimator) or a coarser value_discretization_interval"
         )
 
 
