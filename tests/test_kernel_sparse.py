@@ -61,10 +61,10 @@ def test_poly2_csr_matches_reference_and_dense(dtype, index_dtype, n_threads):
 
 @pytest.mark.parametrize("dtype,index_dtype", [(np.float64, np.int32), (np.float32, np.int64)])
 def test_poly2_csr_wide_rows_over_several_blocks(dtype, index_dtype):
-    """d = 600: the pair kernel visits L's rows in several cache blocks, and long rows (1–80 non-zeros) take its
-    four-entries-at-a-time path with every remainder 0–3, at each block boundary."""
+    """d = 1,500 (1.1 M lower-triangle entries): the pair kernel visits L's rows in three cache blocks, and long rows
+    (1–80 non-zeros) take its four-entries-at-a-time path with every remainder 0–3, at each block boundary."""
     rng = np.random.default_rng(21)
-    n, d = 1500, 600
+    n, d = 1500, 1500
     lengths = rng.integers(0, 81, size=n)
     indices = np.concatenate([np.sort(rng.choice(d, size=k, replace=False)) for k in lengths])
     data = rng.normal(size=indices.size)
@@ -679,6 +679,29 @@ def test_csr_in_domain_implicit_zeros_only_matter_where_bounds_exclude_zero():
     assert in_domain(X, lower=lower) == (True, True, True)
     lower[6] = 1.0  # column 6 stores only 1.0s, and most rows hold an implicit zero there
     assert in_domain(X, lower=lower) == (False, False, False)
+
+
+@pytest.mark.parametrize("fault", [None, "two_hot_late", "above_early", "column_short_in_second_half"])
+def test_csr_in_domain_threads_agree(fault):
+    """Two chunks of rows (2^19 stored values each at least): each chunk's faults are found, and a column's stored
+    counts add up over the chunks (column 0 is stored in every row of both halves, column 1 only in the first)."""
+    n = 300_000
+    X = one_hot_csr(n, seed=5)
+    assert X.nnz >= 2 ** 20 and X[:, 0].nnz == n
+    lower = np.zeros(7)
+    lower[0] = X[:, 0].data.min()  # excludes 0: column 0 must be stored in every row, in both chunks
+    X = X.tolil()
+    if fault == "two_hot_late":
+        X[n - 3, 5], X[n - 3, 6] = 1.0, 1.0
+    elif fault == "above_early":
+        X[2, 1] = 1.5
+    elif fault == "column_short_in_second_half":
+        X[n - 3, 0] = 0.0
+    X = X.tocsr()
+    X.eliminate_zeros()
+    one = kernels.csr_in_domain(X, lower, np.ones(7), GROUPS, n_threads=1)
+    two = kernels.csr_in_domain(X, lower, np.ones(7), GROUPS, n_threads=2)
+    assert one == two == kernels.csr_in_domain(X, lower, np.ones(7), GROUPS, backend="numpy") == (fault is None)
 
 
 def test_csr_in_domain_bad_groups():

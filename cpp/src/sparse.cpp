@@ -3,6 +3,7 @@
 #include "dpfair/sparse.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -482,20 +483,29 @@ bool row_in_domain(const CsrView<T, I>& X, std::ptrdiff_t i, const double* lower
   return ok;
 }
 
+// Rows [begin, end) of X in the domain? Gives up early (true) once another chunk has set `failed`.
 template <bool CountStored, bool Norms, class T, class I>
-bool rows_in_domain(const CsrView<T, I>& X, const double* lower, const double* upper, const std::int64_t* group_of,
-                    double l1_cap, double l2_cap, std::int64_t* stored, std::int64_t* hit) {
-  for (std::ptrdiff_t i = 0; i < X.rows; ++i) {
-    if (!row_in_domain<CountStored, Norms>(X, i, lower, upper, group_of, l1_cap, l2_cap, stored, hit)) return false;
+bool rows_in_domain(const CsrView<T, I>& X, std::ptrdiff_t begin, std::ptrdiff_t end, const double* lower,
+                    const double* upper, const std::int64_t* group_of, double l1_cap, double l2_cap,
+                    std::int64_t* stored, std::int64_t* hit, const std::atomic<bool>& failed) {
+  constexpr std::ptrdiff_t kRowsPerPoll = 4096;
+  for (std::ptrdiff_t i0 = begin; i0 < end; i0 += kRowsPerPoll) {
+    const std::ptrdiff_t i1 = std::min(end, i0 + kRowsPerPoll);
+    for (std::ptrdiff_t i = i0; i < i1; ++i) {
+      if (!row_in_domain<CountStored, Norms>(X, i, lower, upper, group_of, l1_cap, l2_cap, stored, hit)) return false;
+    }
+    if (failed.load(std::memory_order_relaxed)) return true;
   }
   return true;
 }
 
 }  // namespace
 
+// Chunks of rows on up to n_threads threads, each with its own `hit` and `stored` (summed after the join): census
+// rows (8.2 M values) 18-21 ms on one thread.
 template <class T, class I>
 bool csr_in_domain(const CsrView<T, I>& X, const double* lower, const double* upper, const std::int64_t* group_of,
-                   std::ptrdiff_t n_groups, double l1_cap, double l2_cap) {
+                   std::ptrdiff_t n_groups, double l1_cap, double l2_cap, int n_threads) {
   const std::ptrdiff_t n = X.rows, d = X.cols;
   require(n >= 0 && d >= 0 && X.indptr != nullptr && X.indptr[0] == 0, "X must have a shape and offsets from 0");
   bool zero_everywhere = true;  // every column's bounds hold 0, so implicit zeros need no count
@@ -503,16 +513,31 @@ bool csr_in_domain(const CsrView<T, I>& X, const double* lower, const double* up
     require(group_of[j] < n_groups, "group_of must lie in -1 .. n_groups-1");
     zero_everywhere &= lower[j] <= 0.0 && upper[j] >= 0.0;
   }
-  std::vector<std::int64_t> stored(zero_everywhere ? 0 : static_cast<std::size_t>(d), 0);
-  std::vector<std::int64_t> hit(static_cast<std::size_t>(n_groups), -1);
   const bool norms = !(l1_cap == std::numeric_limits<double>::infinity() &&
                        l2_cap == std::numeric_limits<double>::infinity());
   const auto pass = zero_everywhere ? (norms ? rows_in_domain<false, true, T, I> : rows_in_domain<false, false, T, I>)
                                     : (norms ? rows_in_domain<true, true, T, I> : rows_in_domain<true, false, T, I>);
-  if (!pass(X, lower, upper, group_of, l1_cap, l2_cap, stored.data(), hit.data())) return false;
-  for (std::ptrdiff_t j = 0; j < static_cast<std::ptrdiff_t>(stored.size()); ++j) {
+  const std::ptrdiff_t nnz = n > 0 ? static_cast<std::ptrdiff_t>(X.indptr[n]) : 0;
+  const int chunks = static_cast<int>(std::max<std::ptrdiff_t>(
+      1, std::min<std::ptrdiff_t>(threads_for(static_cast<double>(nnz) + static_cast<double>(n), 1 << 19, n_threads),
+                                  n)));
+  const std::size_t stored_size = zero_everywhere ? 0 : static_cast<std::size_t>(d);
+  std::vector<std::vector<std::int64_t>> stored(static_cast<std::size_t>(chunks));
+  std::atomic<bool> failed{false};
+  parallel_for(n, chunks, [&](int k, std::ptrdiff_t begin, std::ptrdiff_t end) {
+    std::vector<std::int64_t>& own = stored[static_cast<std::size_t>(k)];
+    own.assign(stored_size, 0);
+    std::vector<std::int64_t> hit(static_cast<std::size_t>(n_groups), -1);
+    if (!pass(X, begin, end, lower, upper, group_of, l1_cap, l2_cap, own.data(), hit.data(), failed)) {
+      failed.store(true, std::memory_order_relaxed);
+    }
+  });
+  if (failed.load()) return false;
+  for (std::size_t j = 0; j < stored_size; ++j) {
+    std::int64_t count = 0;
+    for (const auto& own : stored) count += own[j];
     // a column with an implicit zero needs 0 within its bounds
-    if (stored[static_cast<std::size_t>(j)] < n && !(lower[j] <= 0.0 && upper[j] >= 0.0)) return false;
+    if (count < n && !(lower[j] <= 0.0 && upper[j] >= 0.0)) return false;
   }
   return true;
 }
@@ -529,7 +554,7 @@ bool csr_in_domain(const CsrView<T, I>& X, const double* lower, const double* up
   template void dpsgd_epochs_csr<T, I>(const CsrView<T, I>&, const SgdSteps&, const SgdConfig&, double*, double*); \
   template PackedCsr::PackedCsr(const CsrView<T, I>&, const double*, const std::int64_t*, std::ptrdiff_t);        \
   template bool csr_in_domain<T, I>(const CsrView<T, I>&, const double*, const double*, const std::int64_t*,        \
-                                    std::ptrdiff_t, double, double);
+                                    std::ptrdiff_t, double, double, int);
 DPFAIR_SPARSE_INSTANTIATE(float, std::int32_t)
 DPFAIR_SPARSE_INSTANTIATE(float, std::int64_t)
 DPFAIR_SPARSE_INSTANTIATE(double, std::int32_t)

@@ -148,6 +148,7 @@ def csr_in_domain(
     n_groups: int,
     l1_cap: float = ...,
     l2_cap: float = ...,
+    n_threads: int = ...,
 ) -> bool: ...
 def normal_cdf(z: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]: ...
 def pld_connect_the_dots(

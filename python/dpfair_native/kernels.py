@@ -1008,7 +1008,7 @@ def _csr_arrays(X):
 
 
 def csr_in_domain(X, lower, upper, groups=(), l1_cap=None, l2_cap=None, *, pair_sums=None,
-                  backend: Backend = "native") -> bool:
+                  n_threads: Optional[int] = None, backend: Backend = "native") -> bool:
     """True when every row of a scipy.sparse X, its implicit zeros included, lies in a declared feature domain.
 
     The test of :meth:`dpfair_native.domain.FeatureDomain.contains_all` on sparse rows, in one pass over the stored
@@ -1018,9 +1018,10 @@ def csr_in_domain(X, lower, upper, groups=(), l1_cap=None, l2_cap=None, *, pair_
     group and row; row norms ``sum_j |x_ij| <= l1_cap`` and ``sqrt(sum_j x_ij²) <= l2_cap`` (None: no cap). NaN
     fails every test. Exact comparisons; X is never densified. ``pair_sums`` (optional, a positive multiple of
     XᵀX) lets the NumPy twin read the one-hot test from its within-group entries instead of per-row counts (less
-    memory); the native pass counts per row either way.
+    memory); the native pass counts per row either way, on up to ``n_threads`` threads (None: every core).
     """
     _check_backend(backend)
+    threads = _threads(n_threads)
     X = _csr_matrix(X, "X")
     d = X.shape[1]
     lower = _float_vector(lower, d, "lower")
@@ -1030,7 +1031,7 @@ def csr_in_domain(X, lower, upper, groups=(), l1_cap=None, l2_cap=None, *, pair_
     caps = [np.inf if c is None else float(c) for c in (l1_cap, l2_cap)]
     if backend == "numpy":
         return _reference.csr_in_domain(X, lower, upper, groups, *caps, pair_sums)
-    return bool(_native().csr_in_domain(*_csr_arrays(X), lower, upper, group_of, len(groups), *caps))
+    return bool(_native().csr_in_domain(*_csr_arrays(X), lower, upper, group_of, len(groups), *caps, threads))
 
 
 __all__ += ["is_sparse", "csr_in_domain"]

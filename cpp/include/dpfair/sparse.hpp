@@ -111,10 +111,11 @@ LogisticNewtonResult logistic_newton_csr(const CsrView<T, I>& X, const double* y
 // a column of a one-hot group (group_of[j] = its group in 0 .. n_groups-1; -1: none) stores only 0 or 1, with at
 // most one non-zero per group and row; sum_j |x_ij| <= l1_cap and sqrt(sum_j x_ij^2) <= l2_cap (+inf: no cap),
 // the sums taken in the row's stored order. NaN fails every test. Throws std::invalid_argument on a malformed X
-// (offsets or column indices out of range) only; stops at the first row outside the domain.
+// (offsets or column indices out of range) only; stops soon after the first row outside the domain. Rows are split
+// into chunks on up to n_threads threads (0: the hardware's), at least 2^19 stored values each.
 template <class T, class I>
 bool csr_in_domain(const CsrView<T, I>& X, const double* lower, const double* upper, const std::int64_t* group_of,
-                   std::ptrdiff_t n_groups, double l1_cap, double l2_cap);
+                   std::ptrdiff_t n_groups, double l1_cap, double l2_cap, int n_threads);
 
 #define DPFAIR_SPARSE_EXTERN(T, I)                                                                                   \
   extern template void check_csr<T, I>(CsrView<T, I>&);                                                              \
@@ -130,7 +131,7 @@ bool csr_in_domain(const CsrView<T, I>& X, const double* lower, const double* up
   extern template LogisticNewtonResult logistic_newton_csr<T, I>(const CsrView<T, I>&, const double*,                \
                                                                  const LogisticNewtonOptions&);          \
   extern template bool csr_in_domain<T, I>(const CsrView<T, I>&, const double*, const double*, const std::int64_t*, \
-                                           std::ptrdiff_t, double, double);
+                                           std::ptrdiff_t, double, double, int);
 DPFAIR_SPARSE_EXTERN(float, std::int32_t)
 DPFAIR_SPARSE_EXTERN(float, std::int64_t)
 DPFAIR_SPARSE_EXTERN(double, std::int32_t)
