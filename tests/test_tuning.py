@@ -1,6 +1,7 @@
 """Private hyper-parameter search (Papernot & Steinke 2022): the published bound, its charge, the sampler."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -12,6 +13,7 @@ from dpfair_native.models import (
     DPSGDClassifier,
     DPSGDFClassifier,
     FunctionalMechanismLR,
+    TrainingDivergedError,
 )
 from dpfair_native.tuning import (
     PrivateHyperparameterSearch,
@@ -146,8 +148,53 @@ def test_labels_other_than_zero_one_keep_their_coding_when_the_training_part_hol
     y[np.flatnonzero(val)[0]] = 2
     t = PrivateHyperparameterSearch(DPSGDClassifier(target_epsilon=1.0, batch_size=64, epochs=1),
                                     [{"learning_rate": 0.1}], random_state=0, mean_runs=2)
-    with pytest.warns(UserWarning, match="holds one class"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no data-dependent warning (a one-class split would reveal the record)
         t.fit(X, y)
     np.testing.assert_array_equal(t.classes_, [1, 2])
     np.testing.assert_array_equal(t.best_estimator_.classes_, [1, 2])
     np.testing.assert_array_equal(t.predict(X), t.classes_[(t.decision_function(X) > 0).astype(int)])
+
+
+DIVERGES = dict(learning_rate=1000.0, l2=1.0)  # |1 − lr·l2| = 999 per step: non-finite weights within ~100 steps
+
+
+@pytest.mark.parametrize("backend", ["native", "numpy"])
+def test_a_diverging_run_scores_minus_infinity_instead_of_aborting_the_search(backend):
+    """Whether some run diverged is a function of every run and of K, which the selection theorem does not release:
+    the search must go on (review 15); it raises only when every run diverged (the best run failed)."""
+    X, y, s = _data()
+    base = DPSGDClassifier(target_epsilon=1.0, sample_rate=0.1, epochs=12, backend=backend)
+    with pytest.raises(TrainingDivergedError):
+        base.set_params(**DIVERGES).fit(X, y)
+    good = dict(learning_rate=0.5, l2=0.0)
+    for seed in range(4):  # K and the draws differ: the search completes whichever runs diverge
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # nor does a warning count the diverging runs
+            search = PrivateHyperparameterSearch(base, [DIVERGES, good], mean_runs=4, random_state=seed)
+            search.fit(X, y)
+        assert search.best_params_ == good
+        assert np.isfinite(search.best_score_)
+    with pytest.raises(TrainingDivergedError, match="every run"):
+        PrivateHyperparameterSearch(base, [DIVERGES], mean_runs=2, random_state=0).fit(X, y)
+
+
+def test_an_empty_validation_part_scores_noise_and_an_empty_training_part_is_refused_clearly():
+    X, y, s = _data()
+    base = DPSGDClassifier(target_epsilon=1.0, batch_size=64, epochs=1)
+    search = PrivateHyperparameterSearch(base, [dict(learning_rate=0.5)], mean_runs=2, validation_fraction=1e-12,
+                                         random_state=0).fit(X, y)
+    assert np.isfinite(search.best_score_) and search.predict(X).shape == (3000,)
+    with pytest.raises(ValueError, match="no training rows"):
+        PrivateHyperparameterSearch(base, [dict(learning_rate=0.5)], mean_runs=2, validation_fraction=1 - 1e-12,
+                                    random_state=0).fit(X, y)
+
+
+def test_the_estimators_declared_groups_are_used_when_the_search_declares_none():
+    X, y, s = _data()
+    est = DPSGDFClassifier(target_epsilon=1.0, epochs=1, backend="numpy", declared_groups=[0, 1, 2])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no PrivacyLeakWarning: the groups are declared (by the estimator)
+        search = PrivateHyperparameterSearch(est, [dict(learning_rate=0.5)], mean_runs=2, random_state=0)
+        search.fit(X, y, sensitive_features=s)
+    assert list(search.best_estimator_.groups_) == [0, 1, 2]

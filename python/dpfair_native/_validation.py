@@ -22,7 +22,6 @@ from __future__ import annotations
 import inspect
 import math
 import numbers
-import warnings
 from typing import Optional, Tuple
 
 import numpy as np
@@ -360,7 +359,8 @@ def check_binary_labels(y, n: int, name: str = "y", *, zero_one_public: bool = F
 
     ``zero_one_public`` (private fits): numeric or boolean labels within {0, 1} have the classes [0, 1] whether or
     not both occur, so a data set whose only positive (or negative) record is removed fits as its neighbour does
-    instead of raising (an abort that would reveal that record)."""
+    instead of raising (an abort that would reveal that record). Silently: a warning only on one-class data would
+    reveal that record just as well (and, in the hyper-parameter search, how many runs there were)."""
     if y is None:
         raise ValueError("this estimator requires y to be passed, but the target y is None")
     y = column_vector(y, n, name, what="label", warn_column=True)
@@ -372,12 +372,6 @@ def check_binary_labels(y, n: int, name: str = "y", *, zero_one_public: bool = F
             raise ValueError(f"Unknown label type: continuous; {name} must hold two class labels")
     classes, y01 = _distinct_values(y)
     if classes.shape[0] == 1 and zero_one_public and y.dtype.kind in "biuf" and classes[0] in (0, 1):
-        warnings.warn(
-            f"{name} holds one class ({classes[0].item()!r}); the classes are taken to be [0, 1], the labels of a 0/1 "
-            f"target (recode {name} to 0/1 if its labels are others)",
-            UserWarning,
-            stacklevel=3,  # the caller of fit
-        )
         return np.array([0, 1]).astype(y.dtype), (y == 1).astype(np.float64)
     if classes.shape[0] == 1:
         raise ValueError(f"{name} has 1 class ({classes[0]!r}); binary classification needs both classes")

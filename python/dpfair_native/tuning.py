@@ -26,6 +26,7 @@ from ._validation import (
     check_X,
     validate_params,
 )
+from .models._base import TrainingDivergedError
 from .preprocessing import PrivacyLeakWarning
 
 __all__ = ["PrivateHyperparameterSearch", "tnb_mean", "tnb_gamma_for_mean", "tnb_selection_rdp", "sample_tnb"]
@@ -145,8 +146,8 @@ class PrivateHyperparameterSearch:
     delta : float, default 1e-5
         δ at which ``privacy_spent_`` is reported.
     declared_groups : sequence or None
-        The public group labels, passed on to every run (None: the distinct values of ``sensitive_features``,
-        which then become public).
+        The public group labels, passed on to every run (None: the estimator's own ``declared_groups`` if it has
+        them, else the distinct values of ``sensitive_features``, which then become public).
     random_state : None, int or Generator
         None for a real release (OS entropy). An int or a Generator makes the search reproducible and voids the
         guarantee against whoever knows it (a Generator's state after the search also tells how many runs there
@@ -158,8 +159,9 @@ class PrivateHyperparameterSearch:
         ``random_state`` is reset to None (its own generator is not kept).
     best_params_ : its candidate. best_score_ : its noisy validation score.
     privacy_spent_ : PrivacySpent, (ε, δ) of the whole search (method "rdp").
-    run_epsilon_ : ε at δ of one run alone (the largest over the candidates), for comparison; from the run's RDP
-        curve (what the selection theorem composes), so above the ε a PLD-calibrated candidate reports alone.
+    run_epsilon_ : ε at δ of one run alone, for comparison: of the order-wise maximum of the candidates' RDP curves
+        (what the selection theorem composes), so at least each candidate's own ε through RDP, and above the ε a
+        PLD-calibrated candidate reports alone.
 
     Notes
     -----
@@ -185,7 +187,14 @@ class PrivateHyperparameterSearch:
     roughly K runs' worth (no ``n_runs_`` attribute, and each run draws its noise from a generator of its own).
     Each run's curve ε_c includes every release its fit makes: the record count, the centre (``center=True``) and
     the steps; group-aware runs get ``declared_groups`` (the search's labels), so which groups the training part
-    holds is not released.
+    holds is not released. A run whose training diverges (:class:`~dpfair_native.models.TrainingDivergedError`, a
+    function of that run's noisy sums) scores −∞ instead of aborting the search: an abort would release a function
+    of every run and of K, which the theorem does not cover; the search raises only when the best run failed, i.e.
+    every run did (post-processing of the selected output). An empty validation part gives a histogram of noise
+    alone. The bound also assumes the search's running time (about K fits) is not observed.
+
+    **What still aborts** (outside the guarantee, like the estimators' data-dependent aborts): a split whose training
+    part is empty (probability ``validation_fraction``^n: below 1e-5 for n >= 8 at the default 0.2).
     """
 
     _parameter_constraints = {
@@ -269,15 +278,18 @@ class PrivateHyperparameterSearch:
         n = X.shape[0]
         classes, y01 = check_binary_labels(y, n, zero_one_public=True)
         delta, p_val, sigma_v = float(self.delta), float(self.validation_fraction), float(self.validation_noise)
-        eta, fw = float(self.eta), float(self.fairness_weight)
+        eta = float(self.eta)
         gamma = tnb_gamma_for_mean(eta, self.mean_runs)
+        declared = self.declared_groups
+        if declared is None:
+            declared = getattr(self.estimator, "declared_groups", None)
         if sensitive_features is None:
             if self.constraint is not None or getattr(self.estimator, "requires_sensitive_features", False):
                 raise ValueError("sensitive_features is required for this estimator / constraint")
             labels, groups = np.array([0]), np.zeros(n, dtype=np.int64)
         else:
-            labels, groups = check_sensitive_features(sensitive_features, n, groups=self.declared_groups)
-            if self.declared_groups is None:
+            labels, groups = check_sensitive_features(sensitive_features, n, groups=declared)
+            if declared is None:
                 warnings.warn(
                     "PrivateHyperparameterSearch: the group labels were read from sensitive_features, so which groups "
                     "occur is released without privacy protection; pass declared_groups=[...] to declare them",
@@ -309,22 +321,20 @@ class PrivateHyperparameterSearch:
         n_runs = sample_tnb(eta, gamma, rng)
         Xtr, ytr, gtr = X[tr], y01[tr], groups[tr]
         Xv, yv, gv = X[val], y01[val].astype(np.int64), groups[val]
+        if Xtr.shape[0] == 0:
+            raise ValueError("the random split left no training rows (every record went to validation); use more "
+                             "data or a smaller validation_fraction")
+        train = (Xtr, ytr.astype(np.int64),  # the 0/1 codes: a split may hold one class of any labels
+                 {"sensitive_features": labels[gtr]} if sensitive_features is not None else {})
         best = None
         for _ in range(n_runs):
             j = int(rng.integers(len(candidates)))
-            # a generator of its own, dropped after the fit: the shared one's state would tell how many runs came
-            # before (K is secret) and, rewound, their noise
-            est = _clone(models[j]).set_params(random_state=np.random.default_rng(rng.integers(2**63)))
-            kw = {"sensitive_features": labels[gtr]} if sensitive_features is not None else {}
-            est.fit(Xtr, ytr.astype(np.int64), **kw)  # the 0/1 codes: a split may hold one class of any labels
-            est.set_params(random_state=None)
-            pred = (est.decision_function(Xv) > 0).astype(np.int64)
-            hist = np.zeros((K, 2, 2))
-            np.add.at(hist, (gv, yv, pred), 1.0)
-            hist += sigma_v * rng.standard_normal(hist.shape)
-            score = _score(hist, self.constraint, float(self.bound), fw)
+            score, est = self._run(models[j], train, (Xv, yv, gv, K), rng)
             if best is None or score > best[0]:
                 best = (score, j, est)
+        if best[2] is None:
+            raise TrainingDivergedError("every run of the search diverged (non-finite weights); lower the "
+                                        "candidates' learning_rate or clip_norm")
         self.best_score_, j, self.best_estimator_ = best
         self.best_estimator_.classes_ = classes  # its predict maps the codes back to the labels
         self.best_params_ = dict(candidates[j])
@@ -333,6 +343,28 @@ class PrivateHyperparameterSearch:
         self.run_epsilon_ = float(rdp_to_epsilon(orders, np.max(curves, axis=0), delta)[0])
         self.classes_ = classes
         return self
+
+    def _run(self, model, train, validation, rng):
+        """One run: (noisy validation score, fitted estimator), or (−∞, None) when its training diverged."""
+        # a generator of its own, dropped after the fit: the shared one's state would tell how many runs came
+        # before (K is secret) and, rewound, their noise
+        est = _clone(model).set_params(random_state=np.random.default_rng(rng.integers(2**63)))
+        Xv, yv, gv, K = validation
+        hist = np.zeros((K, 2, 2))
+        try:
+            with np.errstate(all="ignore"):  # the NumPy twins' overflow warnings would count the diverging runs
+                est.fit(train[0], train[1], **train[2])
+        except TrainingDivergedError:
+            est = None  # this run's output is "failed" (its validation noise is drawn all the same)
+        else:
+            est.set_params(random_state=None)
+            if Xv.shape[0]:
+                pred = (est.decision_function(Xv) > 0).astype(np.int64)
+                np.add.at(hist, (gv, yv, pred), 1.0)
+        hist += self.validation_noise * rng.standard_normal(hist.shape)
+        if est is None:
+            return -math.inf, None
+        return _score(hist, self.constraint, float(self.bound), float(self.fairness_weight)), est
 
     def predict(self, X):
         return self.best_estimator_.predict(X)

@@ -8,7 +8,7 @@ FairDPClassifier, ConstrainedDPSGDClassifier (their default budget: ε = 1). Exp
 ExponentialMechanismFairLearner.
 """
 
-from ._base import DPClassifierBase, NotFittedError
+from ._base import DPClassifierBase, NotFittedError, TrainingDivergedError
 from .ding import ADFC, PDFC
 from .dpsgd import DPSGDClassifier, DPSGDFClassifier, NaiveReweightedDPSGDClassifier
 from .exponential import ExponentialMechanismFairLearner
@@ -33,6 +33,7 @@ __all__ = [
     "PDFC",
     "PFLR",
     "PFLRStar",
+    "TrainingDivergedError",
     "fairdp_certificate_bound",
 ]
 from .constrained import ConstrainedDPSGDClassifier  # noqa: E402  (fairness-constrained DP-SGD, issue 12)

@@ -39,6 +39,14 @@ class NotFittedError(ValueError, AttributeError):
     """
 
 
+class TrainingDivergedError(ValueError):
+    """Raised when DP-SGD training ends with non-finite weights.
+
+    Divergence is a function of the released noisy sums (post-processing), so a single fit may raise it; the
+    private hyper-parameter search catches it and scores the run as failed instead of aborting the search.
+    """
+
+
 _NOT_FITTED_CLASSES: Dict[type, type] = {}
 
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import kernels
 from .._validation import NON_NEGATIVE, POSITIVE, Interval, StrOptions
+from ._base import TrainingDivergedError
 from ._centering import uncentered
 from .dpsgd import (
     ACCOUNTANT_METHODS,
@@ -329,9 +330,13 @@ class ConstrainedDPSGDClassifier(_DPSGDBase):
                 dual_learning_rate=dual_lr, bound=bound, temperature=tau, ema=ema, avg_start=avg_start,
                 backend=self.backend, center=center, packed=packed,
             )
+            if not (np.all(np.isfinite(state.params)) and np.all(np.isfinite(state.avg))):
+                break  # the next epoch's call would refuse the state as bad input
         params = state.avg
+        if not np.all(np.isfinite(state.params)):
+            params = state.params
         if not np.all(np.isfinite(params)):
-            raise ValueError("training diverged (non-finite weights); lower learning_rate or clip_norm")
+            raise TrainingDivergedError("training diverged (non-finite weights); lower learning_rate or clip_norm")
 
         sigma_eff = self._effective_sigma(sigma_g, sigma_h) if sigma_g > 0 else 0.0
         spent = dpsgd_privacy_spent(q, sigma_eff, steps, float(self.delta), record_count_noise,

@@ -70,7 +70,7 @@ from ..accountants import (
     epsilon_of_event,
 )
 from ..accountants.calibration import search_noise_multiplier
-from ._base import DPClassifierBase
+from ._base import DPClassifierBase, TrainingDivergedError
 from ._centering import center_bound, center_noise_multiplier, release_center, uncentered
 
 __all__ = [
@@ -482,8 +482,10 @@ class _DPSGDBase(DPClassifierBase):
                 center=center,
             )
             bounds.append(step_bounds)
+            if not np.all(np.isfinite(params)):
+                break  # the next epoch's call would refuse the weights as bad input
         if not np.all(np.isfinite(params)):
-            raise ValueError("training diverged (non-finite weights); lower learning_rate or clip_norm")
+            raise TrainingDivergedError("training diverged (non-finite weights); lower learning_rate or clip_norm")
 
         sigma_eff = self._effective_sigma(sigma, sigma_count) if sigma > 0 else 0.0
         spent = dpsgd_privacy_spent(q, sigma_eff, steps, delta, record_count_noise, secure=keys is not None,

@@ -51,7 +51,7 @@ from .._validation import (
     check_positive,
     check_sensitive_features,
 )
-from ._base import DPClassifierBase
+from ._base import DPClassifierBase, TrainingDivergedError
 from ._centering import center_bound, center_noise_multiplier, release_center
 from .dpsgd import (
     DEFAULT_ACCOUNTANT_METHOD,
@@ -442,11 +442,14 @@ class FairDPClassifier(DPClassifierBase):
                 group_weights=weights, secure_key=None if keys is None else keys.next(), **common
             )
             bounds.append(step_bounds)
+            if not np.all(np.isfinite(theta)):
+                raise TrainingDivergedError("training diverged (non-finite weights); lower learning_rate or "
+                                            "clip_norm")
         step_bounds = np.concatenate(bounds, axis=0)
         members = _dp_mc_members(X, y, theta, rows[offsets[run] : offsets[run + 1]], N, eta, weights, common,
                                  keys, rng)
         if not np.all(np.isfinite(members)):
-            raise ValueError("training diverged (non-finite weights); lower learning_rate or clip_norm")
+            raise TrainingDivergedError("training diverged (non-finite weights); lower learning_rate or clip_norm")
 
         w_norm = float(np.linalg.norm(theta[:d]))
         w_clipped = min(w_norm, M)  # what step T used (the loop clips w on entry)
