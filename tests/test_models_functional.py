@@ -315,6 +315,38 @@ def test_fair_fm_weighted_release_sensitivity_and_noise_scales():
     assert m.privacy_spent_ == pytest.approx((0.8, 1e-6))
 
 
+@pytest.mark.parametrize("uniform", [True, False])
+def test_shrinkage_toward_independence_is_positive_part_james_stein_entry_by_entry(uniform):
+    """Q̂_jk = P_jk + max(0, 1 − v_jk/(Q̃_jk − P_jk)²)·(Q̃_jk − P_jk) off the diagonal and outside one-hot blocks,
+    with v_jk = (std of 2·Q_jk / 2)²: the one-scale fast path (every cross entry with the same noise) and the
+    per-entry path."""
+    from dpfair_native.models._functional_core import _packed_positions, _shrink_to_independence
+
+    rng = np.random.default_rng(1)
+    d = 7
+    P_len = 2 * d + d * (d - 1) // 2
+    std = np.full(P_len, 3.0) if uniform else rng.uniform(1.0, 4.0, size=P_len)
+    A = rng.normal(size=(d, d)) * 5
+    Q = A + A.T
+    Q[d - 1, d - 1] = 40.0
+    Q[: d - 1, d - 1] = Q[d - 1, : d - 1] = rng.uniform(5, 20, size=d - 1)
+    pos = _packed_positions(d)
+    got = _shrink_to_independence(Q, std, pos, [(2, 3)])
+    m = Q[: d - 1, d - 1] / Q[d - 1, d - 1]
+    for j in range(d - 1):
+        for k in range(d - 1):
+            if j == k or (j in (2, 3) and k in (2, 3)):
+                assert got[j, k] == Q[j, k]
+                continue
+            p = Q[d - 1, d - 1] * m[j] * m[k]
+            dev = Q[j, k] - p
+            v = (0.5 * std[pos[j, k]]) ** 2
+            assert got[j, k] == pytest.approx(p + max(0.0, 1.0 - v / dev**2) * dev, rel=1e-13, abs=1e-13)
+    assert np.array_equal(got[:, d - 1], Q[:, d - 1])
+    zero = _shrink_to_independence(Q, np.zeros(P_len), pos, [(2, 3)])  # no noise: nothing is shrunk
+    np.testing.assert_allclose(zero, Q, rtol=1e-14, atol=1e-12)
+
+
 def test_structural_repair_uses_the_domain_facts():
     from dpfair_native.models._functional_core import _packed_positions, structural_repair
 

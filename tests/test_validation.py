@@ -102,3 +102,26 @@ def test_bad_parameters_are_refused_before_the_data_is_read(cls):
     est.set_params(**{name: -5})
     with pytest.raises(InvalidParameterError, match=f"{name} must"):
         est.fit(object(), None)
+
+
+@pytest.mark.parametrize("labels", [(0.0, 1.0), (-3.0, 7.0), (2.0**60, -(2.0**60)), (1e300, 0.0)])
+def test_float_labels_give_the_classes_and_codes_np_unique_gives(labels):
+    """Integral float labels are counted, not sorted (a fast path); huge ones take np.unique."""
+    from dpfair_native._validation import check_binary_labels
+
+    y = np.array(labels)[np.random.default_rng(0).integers(0, 2, size=500)]
+    classes, y01 = check_binary_labels(y, 500)
+    want, codes = np.unique(y, return_inverse=True)
+    assert classes.dtype == y.dtype and np.array_equal(classes, want)
+    assert np.array_equal(y01, codes.astype(np.float64))
+
+
+@pytest.mark.parametrize("s_dtype", [np.int64, np.int8, np.uint16, bool])
+def test_integer_group_codes_follow_the_declared_list(s_dtype):
+    from dpfair_native._validation import check_sensitive_features
+
+    s = np.random.default_rng(0).integers(0, 2, size=300).astype(s_dtype)
+    labels, codes = check_sensitive_features(s, 300, groups=[1, 0, 5])
+    assert np.array_equal(codes, np.where(s.astype(int) == 1, 0, 1)) and codes.dtype == np.int64
+    with pytest.raises(ValueError, match="not in the declared groups"):
+        check_sensitive_features(s, 300, groups=[1, 5])

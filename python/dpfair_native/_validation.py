@@ -370,7 +370,11 @@ def check_binary_labels(y, n: int, name: str = "y", *, zero_one_public: bool = F
             raise ValueError(f"{name} contains NaN or infinity")
         if np.any(y != np.round(y)):
             raise ValueError(f"Unknown label type: continuous; {name} must hold two class labels")
-    classes, y01 = _distinct_values(y)
+    if y.dtype.kind == "f" and y.size and -2.0**62 < y.min() and y.max() < 2.0**62:  # integral: count, don't sort
+        classes, y01 = _distinct_values(y.astype(np.int64))
+        classes = classes.astype(y.dtype)
+    else:
+        classes, y01 = _distinct_values(y)
     if classes.shape[0] == 1 and zero_one_public and y.dtype.kind in "biuf" and classes[0] in (0, 1):
         return np.array([0, 1]).astype(y.dtype), (y == 1).astype(np.float64)
     if classes.shape[0] == 1:
@@ -402,6 +406,17 @@ def check_sensitive_features(sensitive_features, n: int, *, groups=None) -> Tupl
     labels = np.asarray(groups)
     if labels.ndim != 1 or labels.shape[0] < 1 or np.unique(labels).shape[0] != labels.shape[0]:
         raise ValueError("groups must be a 1-D list of distinct group labels")
+    if s.dtype.kind in "biu" and labels.dtype.kind in "biu" and s.size:  # integer codes: a lookup table, no sort
+        lo = min(int(s.min()), int(labels.min()))
+        hi = max(int(s.max()), int(labels.max()))
+        if hi - lo <= 4 * s.size:
+            table = np.full(hi - lo + 1, -1, dtype=np.int64)
+            table[labels.astype(np.int64) - lo] = np.arange(labels.shape[0])
+            codes = table[s.astype(np.int64) - lo]
+            if codes.min() < 0:
+                raise ValueError(f"sensitive_features has values not in the declared groups {labels.tolist()}: "
+                                 f"{np.unique(s[codes < 0])[:5]}")
+            return labels, codes
     try:
         order = np.argsort(labels, kind="stable")
         pos = np.searchsorted(labels[order], s)

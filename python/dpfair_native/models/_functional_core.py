@@ -391,9 +391,15 @@ def _shrink_to_independence(Q: np.ndarray, noise_std: np.ndarray, pos: np.ndarra
     m = Q[:d0, d0] / Q[d0, d0]
     P = Q[d0, d0] * np.outer(m, m)
     D = Q[:d0, :d0] - P
-    var = np.square(0.5 * noise_std[pos[:d0, :d0]])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lam = np.where(var > 0, np.maximum(0.0, 1.0 - var / np.square(D)), 1.0)
+    cross = noise_std[2 * d :]  # the packed cross coefficients 2·Q_jk, j < k
+    if cross.size and np.all(cross == cross[0]):  # one noise scale on every cross entry (the usual release)
+        var = float(0.5 * cross[0]) ** 2
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lam = np.maximum(0.0, 1.0 - var / np.square(D)) if var > 0 else np.ones_like(D)
+    else:
+        var = np.square(0.5 * noise_std[pos[:d0, :d0]])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lam = np.where(var > 0, np.maximum(0.0, 1.0 - var / np.square(D)), 1.0)
     lam = np.nan_to_num(lam, nan=0.0)
     shrunk = P + lam * D
     keep = np.eye(d0, dtype=bool)
