@@ -88,11 +88,65 @@ def test_functional_same_seed_same_release(client, data, make):
     assert dsk.privacy_spent_ == mem.privacy_spent_
     np.testing.assert_array_equal(dsk.classes_, mem.classes_)
     assert dsk.n_features_in_ == mem.n_features_in_
+    assert mem.selection_ is None and dsk.selection_ is None  # n = 1500, d = 6: "auto" keeps every column
     if hasattr(mem, "attribute_"):
         assert dsk.attribute_ == mem.attribute_
     # a different seed gives a different release (the comparison above can fail)
     other = _fit(make(12, 1.0), *_dask(X, y, s))
     assert not np.allclose(other.noisy_coefficients_, mem.noisy_coefficients_)
+
+
+def _few_rows_many_columns(n=400, d=30, seed=0):
+    """n = 400, d = 30: at ε <= 1 the planned noise on Q̃ swamps its signal, so max_features="auto" selects."""
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, d))
+    y = (X[:, 0] - X[:, 3] + 0.3 * rng.standard_normal(n) > 0).astype(np.int64)
+    s = np.where(rng.random(n) < 0.4, "b", "a")
+    return X, y, s
+
+
+SELECTING = [
+    lambda: FunctionalMechanismLR(epsilon=0.5, random_state=1),  # "auto" selects here
+    lambda: FairFunctionalMechanismLR(epsilon=1.0, random_state=2),  # "auto", with group statistics
+    lambda: FunctionalMechanismLR(epsilon=2.0, max_features=4, random_state=3),  # an explicit k
+    lambda: PDFC(attribute=3, max_features=5, random_state=4),  # a declared attribute the selection keeps
+]
+
+
+@pytest.mark.parametrize("make", SELECTING, ids=["auto", "FairFM-auto", "k=4", "PDFC-k=5"])
+def test_feature_selection_same_seed_same_release(client, make):
+    """Where the in-memory fit runs the private feature selection (max_features "auto" over its public trigger,
+    or an int), the Dask fit runs the same selection (one more pass over the partitions) with the same rng draws:
+    same columns, same release."""
+    X, y, s = _few_rows_many_columns()
+    chunks = (150, 0, 100, 150)
+    Xd, yd, sd = da.from_array(X, chunks=(chunks, -1)), da.from_array(y, chunks=(chunks,)), da.from_array(
+        s, chunks=(chunks,))
+    mem = _fit(make(), X, y, s)
+    dsk = _fit(make(), Xd, yd, sd)
+    assert mem.selection_ is not None and len(mem.selected_features_) < X.shape[1]
+    assert dsk.selection_ is not None
+    np.testing.assert_array_equal(dsk.selected_features_, mem.selected_features_)
+    assert dsk.selection_.epsilon == mem.selection_.epsilon
+    np.testing.assert_equal(dsk.selection_.q, mem.selection_.q)  # the same noisy count (nan: nothing drawn)
+    assert dsk.privacy_spent_ == mem.privacy_spent_
+    assert dsk.sensitivity_ == mem.sensitivity_
+    np.testing.assert_allclose(dsk.noisy_coefficients_, mem.noisy_coefficients_, rtol=1e-12, atol=1e-12 * len(y))
+    np.testing.assert_allclose(dsk.coef_, mem.coef_, rtol=1e-8, atol=1e-8 * np.max(np.abs(mem.coef_)))
+    assert dsk.coef_.shape == (X.shape[1],)
+
+
+def test_feature_selection_raise_policy_gets_the_in_memory_error(client):
+    """domain_policy="raise" refuses a row outside the domain before the selection draws anything, in memory and
+    on Dask, with the same message naming the row of X."""
+    X, y, _ = _few_rows_many_columns()
+    X[321, 7] = 1.5
+    est = FunctionalMechanismLR(epsilon=0.5, domain_policy="raise", random_state=0)
+    with pytest.raises(ValueError) as in_memory:
+        est.fit(X, y)
+    with pytest.raises(ValueError) as on_dask:
+        est.fit(da.from_array(X, chunks=(150, -1)), da.from_array(y, chunks=150))
+    assert str(on_dask.value) == str(in_memory.value) and "row 321" in str(on_dask.value)
 
 
 @pytest.mark.parametrize("make", FUNCTIONAL, ids=IDS)

@@ -13,6 +13,7 @@ from dpfair_native.feature_selection import (
     relevance_scores,
     restrict_domain,
     select_features,
+    select_features_from_sums,
 )
 from dpfair_native.models.ding import PDFC
 from dpfair_native.models.functional import FairFunctionalMechanismLR, FunctionalMechanismLR
@@ -195,11 +196,35 @@ def test_explicit_max_features_refused_where_no_private_selection_runs(kw):
     FunctionalMechanismLR(**kw, random_state=0).fit(X, y)  # "auto" keeps every column there
 
 
-def test_dask_input_keeps_every_column_and_refuses_an_explicit_k():
+def test_dask_input_selects_like_in_memory():
+    """Dask input takes the in-memory decision ("auto" selects here) and accepts an explicit k: same columns."""
+    dask = pytest.importorskip("dask")
     da = pytest.importorskip("dask.array")
     X, y, _ = _sparse_signal(n=3000, d=40)
     Xd, yd = da.from_array(X, chunks=(1000, 40)), da.from_array(y, chunks=1000)
-    m = FunctionalMechanismLR(random_state=0).fit(Xd, yd)  # "auto": every column (in memory it would select)
-    assert m.selection_ is None and len(m.selected_features_) == 40
-    with pytest.raises(ValueError, match="max_features"):
-        FunctionalMechanismLR(max_features=3).fit(Xd, yd)
+    with dask.config.set(scheduler="synchronous"):
+        for kw in ({}, {"max_features": 3}):
+            mem = FunctionalMechanismLR(random_state=0, **kw).fit(X, y)
+            dsk = FunctionalMechanismLR(random_state=0, **kw).fit(Xd, yd)
+            assert mem.selection_ is not None and len(mem.selected_features_) < 40
+            np.testing.assert_array_equal(dsk.selected_features_, mem.selected_features_)
+            np.testing.assert_allclose(dsk.coef_, mem.coef_, rtol=1e-8, atol=1e-10)
+
+
+def test_select_features_from_sums_equals_select_features():
+    X, y, _ = _sparse_signal(n=500, d=12)
+    dom = FeatureDomain(np.full(12, 0.1), np.r_[np.full(11, 0.9), 0.1])  # clipping, and a zero-width column
+    c = np.clip(X, dom.lower, dom.upper) - 0.5 * (dom.lower + dom.upper)
+    calls = []
+
+    def sums():
+        calls.append(1)
+        return float(y.sum()), c.T @ y, c.sum(axis=0)
+
+    for k, required in ((3, ()), (4, (5,)), (12, ()), (1, (5,))):
+        a = select_features(X, y, dom, k, 1.0, np.random.default_rng(k), required=required)
+        b = select_features_from_sums(500, 12, sums, dom, k, 1.0, np.random.default_rng(k), required=required)
+        np.testing.assert_array_equal(a.columns, b.columns)
+        np.testing.assert_equal((a.q, a.sensitivity, a.epsilon, a.n_features),
+                                (b.q, b.sensitivity, b.epsilon, b.n_features))
+    assert len(calls) == 2  # no sums when nothing is left to choose (k = d, or only required columns)

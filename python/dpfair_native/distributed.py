@@ -10,15 +10,21 @@ metrics, the distinct (label, prediction, group) tuples with their counts.
 
 Privacy: the noise is drawn once, on the client, by the estimator's own release code (``FunctionalBase._fit_rows``)
 with the estimator's rng, in the same order as the in-memory fit; the sensitivities come from the declared domain
-exactly as there. Domain projection (``domain_policy``) is applied per partition before its sums are taken —
-projection is row by row, so the projected data set is the same as in memory. How many rows were projected is not
-computed (it is an un-noised function of the data, see ``_functional_core.taylor_terms_in_domain``).
+exactly as there. ``max_features`` is decided as in memory (``FunctionalBase._select``: a public rule of n, d, the
+budget and the declared domain, never of the data); where that runs the private feature selection, its sums
+(the positive count and two per-column sums of the rows clipped to the box, ``_selection_block``) take one more
+pass over the partitions and its noise is drawn on the client before the release's, as in memory. Domain
+projection (``domain_policy``) is applied per partition before its sums are taken — projection is row by row, so
+the projected data set is the same as in memory. How many rows were projected is not computed (it is an un-noised
+function of the data, see ``_functional_core.taylor_terms_in_domain``).
 
 Same seed, same release: the sums equal the in-memory sums up to float64 summation order (each partial sum is
 exact to ~1e-16 relative, the reduction adds O(log #partitions) roundings), so with the same ``random_state`` the
 noisy release equals the in-memory one to ~1e-13 relative to the largest sum, and the noiseless (ε = inf)
-coefficients to 1e-9 relative (tested). With a snapping mechanism (a secure noise path rounding to a grid), an
-output whose exact value lies within ~1e-13 of a grid boundary could round to the neighbouring grid point.
+coefficients to 1e-9 relative (tested), with or without a feature selection. Two rounding caveats: with a snapping
+mechanism (a secure noise path rounding to a grid), an output whose exact value lies within ~1e-13 of a grid
+boundary could round to the neighbouring grid point; and a selection picks another column only if two noisy
+utilities tie to ~1e-12 relative.
 
 Chunking: X must be 2-D with known chunk sizes along the rows (``X.compute_chunk_sizes()`` or
 ``ddf.to_dask_array(lengths=True)`` otherwise); chunks along the columns are merged (``rechunk({1: -1})``: the
@@ -216,6 +222,31 @@ def _in_rows_of_X(exc: ValueError, row_offset: int) -> ValueError:
     return ValueError(f"row {int(number) + row_offset}{rest[len(number):]}")
 
 
+def _selection_block(X, y, classes, domain, policy, row_offset=0):
+    """One partition's sums for the private feature selection (``feature_selection.select_features_from_sums``):
+    (Σ y_i, Σ c_i·y_i, Σ c_i) with c_i = x_i clipped to the domain's box minus the box's midpoint, after the
+    in-memory fit's checks of X (finite values; policy "raise": the domain's own error, naming the row of X)."""
+    from .feature_selection import _CHUNK
+
+    X = np.asarray(X)
+    _check_finite_block(X)
+    if policy == "raise" and not domain.contains_all(X):
+        try:
+            domain.project(X, policy="raise")
+        except ValueError as exc:
+            raise _in_rows_of_X(exc, row_offset) from None
+    y01 = _y01_block(y, classes)
+    lo = np.asarray(domain.lower, dtype=np.float64)
+    hi = np.asarray(domain.upper, dtype=np.float64)
+    mid = 0.5 * (lo + hi)
+    label_sums, sums = np.zeros(X.shape[1]), np.zeros(X.shape[1])
+    for start in range(0, X.shape[0], _CHUNK):  # bounds the clipped copy, as relevance_scores does
+        c = np.clip(np.asarray(X[start : start + _CHUNK], dtype=np.float64), lo, hi) - mid
+        label_sums += c.T @ y01[start : start + _CHUNK]
+        sums += c.sum(axis=0)
+    return float(y01.sum()), label_sums, sums
+
+
 def _gradient_block(X, y, classes, domain, policy, w, fit_intercept, n_threads, backend):
     """One partition's logistic-loss gradient at w over its rows projected into the domain."""
     from .models._functional_core import logistic_gradient_in_domain
@@ -245,6 +276,28 @@ class DaskRows:
         self._yb = [yb[i] for i in keep]
         sb = None if s is None else _blocks(s)
         self._sb = None if s is None else [sb[i] for i in keep]
+
+    def take_columns(self, columns) -> DaskRows:
+        """These rows restricted to ``columns`` (a released selection; lazy, per partition)."""
+        return DaskRows(self.X[:, np.asarray(columns)], self.y, self.s, self.classes, self.labels)
+
+    def select_features(self, domain, policy, k, epsilon, rng, required):
+        """The private feature selection of ``FunctionalBase._select``: its sums in one pass over the partitions
+        (``_selection_block``), the noise drawn on the client from ``rng`` in the in-memory order
+        (``feature_selection.select_features_from_sums``)."""
+        from .feature_selection import select_features_from_sums
+
+        dask, _ = _dask()
+
+        def sums():
+            task = dask.delayed(_selection_block, pure=True)
+            parts = [task(xb, yb, self.classes, domain, policy, offset)
+                     for xb, yb, offset in zip(self._xb, self._yb, self._offsets)]
+            (total,) = dask.compute(_tree_sum(parts))
+            return total
+
+        return select_features_from_sums(self.shape[0], self.shape[1], sums, domain, k, epsilon, rng,
+                                         required=required)
 
     def count_group(self, k: int) -> int:
         dask, _ = _dask()
@@ -337,7 +390,7 @@ def fit_dask(est, X, y, *, sensitive_features=None):
     rng = check_random_state(getattr(est, "random_state", None))
     rows = DaskRows(X, y, s, classes, group_labels)
     if isinstance(est, FunctionalBase):
-        fitted = est._fit_rows(rows, group_labels, rng)
+        fitted = est._fit_selected(rows, group_labels, rng)  # max_features: the in-memory decision and draws
     else:
         fitted = _fit_logistic(est, rows, group_labels)
     fitted.setdefault("classes_", classes)

@@ -33,8 +33,8 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
-__all__ = ["FeatureSelection", "select_features", "relevance_scores", "gumbel_top_k", "peeling_probability",
-           "restrict_domain", "COUNT_SHARE"]
+__all__ = ["FeatureSelection", "select_features", "select_features_from_sums", "relevance_scores", "gumbel_top_k",
+           "peeling_probability", "restrict_domain", "COUNT_SHARE"]
 
 # Share of the selection budget spent on the noisy positive count behind q.
 COUNT_SHARE = 0.1
@@ -169,10 +169,65 @@ def select_features(X, y, domain, k: int, epsilon: float, rng, *, policy: str = 
     FeatureSelection
         ``columns`` sorted; ``epsilon`` is what was spent: ``epsilon``, or 0 when no round was needed (k = d, or
         only required columns), in which case nothing was computed from the data.
-    """
-    from . import mechanisms
 
+    See Also
+    --------
+    select_features_from_sums : the same selection from per-column sums (the Dask fit's source).
+    """
     n, d = X.shape
+    required, rounds = _check_selection(d, k, epsilon, required)
+    if rounds == 0:
+        return _nothing_selected(d, k, required)
+    y = _labels01(y)
+    return _release(n, d, epsilon, rounds, rng, required, y.sum(),
+                    lambda q: relevance_scores(X, y, domain, q, policy=policy))
+
+
+def select_features_from_sums(n: int, d: int, sums, domain, k: int, epsilon: float, rng, *,
+                              required: Sequence[int] = ()) -> FeatureSelection:
+    """``select_features`` computed from three sums over the rows instead of the rows themselves.
+
+    With c_i = clip(x_i) − m (x_i clipped to the declared box, m the box's midpoint), the utility of column j is
+    u_j = |Σ_i c_ij·y_i − q·Σ_i c_ij| / w_j, the same number as ``relevance_scores`` (up to float summation
+    order). The mechanism, its sensitivities and the order of the rng draws are ``select_features``'s, so with the
+    same rng and sums the selection is the same (a near-tie of two noisy utilities, within ~1e-12 relative of
+    each other, could break the other way under a different summation order).
+
+    Parameters
+    ----------
+    n, d : int
+        The number of rows (public under replace-one) and of columns.
+    sums : callable
+        ``sums()`` -> (Σ_i y_i, Σ_i c_i·y_i of shape (d,), Σ_i c_i of shape (d,)), with y_i in {0, 1}; called once,
+        and only when a selection round runs (not when ``k`` leaves nothing to choose).
+    domain, k, epsilon, rng, required
+        As in ``select_features``.
+
+    Returns
+    -------
+    FeatureSelection
+        As in ``select_features``.
+    """
+    required, rounds = _check_selection(d, k, epsilon, required)
+    if rounds == 0:
+        return _nothing_selected(d, k, required)
+    lo, hi = _box(domain, d)
+    positives, label_sums, sums_c = sums()
+    width = hi - lo
+    pos = width > 0
+
+    def utilities(q):
+        raw = np.asarray(label_sums, dtype=np.float64) - q * np.asarray(sums_c, dtype=np.float64)
+        out = np.zeros(d)
+        out[pos] = np.abs(raw[pos]) / width[pos]
+        return out
+
+    return _release(n, d, epsilon, rounds, rng, required, positives, utilities)
+
+
+def _check_selection(d: int, k, epsilon: float, required):
+    """(sorted required columns, number of peeling rounds) after checking the arguments; 0 rounds: nothing to
+    choose."""
     required = sorted({int(j) for j in required})
     if any(not 0 <= j < d for j in required):
         raise ValueError(f"required columns must be indices in [0, {d}), got {required}")
@@ -181,15 +236,24 @@ def select_features(X, y, domain, k: int, epsilon: float, rng, *, policy: str = 
     if not (np.isfinite(epsilon) and epsilon > 0):
         raise ValueError(f"epsilon must be a finite number > 0, got {epsilon!r}")
     rounds = int(k) - len(required)
-    if rounds == 0 or int(k) == d:
-        cols = np.arange(d) if int(k) == d else np.asarray(required, dtype=np.int64)
-        return FeatureSelection(cols, float("nan"), float("nan"), 0.0, d)
-    y = _labels01(y)
+    return required, (0 if int(k) == d else rounds)
+
+
+def _nothing_selected(d: int, k, required) -> FeatureSelection:
+    """The outcome when no round runs (k = d, or only required columns): public, nothing spent."""
+    cols = np.arange(d) if int(k) == d else np.asarray(required, dtype=np.int64)
+    return FeatureSelection(cols, float("nan"), float("nan"), 0.0, d)
+
+
+def _release(n: int, d: int, epsilon: float, rounds: int, rng, required, positives, utilities) -> FeatureSelection:
+    """The noisy count of ``positives`` (giving q), then ``rounds`` peeling rounds over ``utilities(q)``."""
+    from . import mechanisms
+
     eps_count = COUNT_SHARE * float(epsilon)
-    count = float(mechanisms.laplace_mechanism(np.array([y.sum()]), 1.0, eps_count, random_state=rng)[0])
+    count = float(mechanisms.laplace_mechanism(np.array([positives]), 1.0, eps_count, random_state=rng)[0])
     q = float(np.clip(count / n, 0.0, 1.0))
     sens = max(q, 1.0 - q)
-    u = relevance_scores(X, y, domain, q, policy=policy)
+    u = utilities(q)
     chosen = gumbel_top_k(u, rounds, (float(epsilon) - eps_count) / rounds, sens, rng, required=required)
     return FeatureSelection(np.sort(chosen), q, sens, float(epsilon), d)
 

@@ -172,6 +172,19 @@ class InMemoryRows:
     def count_group(self, k: int) -> int:
         return int(np.sum(self.groups == k))
 
+    def take_columns(self, columns) -> InMemoryRows:
+        """These rows restricted to ``columns`` (a released selection)."""
+        return InMemoryRows(self.X[:, columns], self.y, self.groups)
+
+    def select_features(self, domain, policy, k, epsilon, rng, required):
+        """``feature_selection.select_features`` on these rows (``FunctionalBase._select``); policy "raise": the
+        domain's own error (first row and column outside) before anything is drawn."""
+        from ..feature_selection import select_features
+
+        if policy == "raise" and not domain.contains_all(self.X):
+            domain.project(self.X, policy="raise")
+        return select_features(self.X, self.y, domain, k, epsilon, rng, policy=policy, required=required)
+
     def logistic_gradient(self, domain, policy, w, *, fit_intercept, n_threads, backend):
         if getattr(self, "_in_domain", None) is None or self._in_domain[0] is not domain:  # once per fit
             self._in_domain = (domain, rows_in_domain(domain, policy, self.X))
@@ -416,20 +429,33 @@ class FunctionalBase(DPClassifierBase):
                                  columns=columns, d_in=d_in)
 
     def _fit(self, X, y, groups, group_labels, rng):
-        rows = InMemoryRows(X, y, groups)
+        return self._fit_selected(InMemoryRows(X, y, groups), group_labels, rng)
+
+    def _fit_selected(self, rows, group_labels, rng) -> Dict[str, Any]:
+        """``_select``, then ``_fit_rows`` on the selected columns (``coef_`` 0 on the others).
+
+        The in-memory fit and the Dask fit (``distributed.fit_dask``) both enter here, so both take the same
+        selection decision (a public rule) and draw from ``rng`` in the same order.
+        """
         selection = self._select(rows, group_labels, rng)
         if selection is None:
             return self._fit_rows(rows, group_labels, rng)
         cols = selection.columns
-        out = self._fit_rows(InMemoryRows(X[:, cols], y, groups), group_labels, rng, selection)
-        coef = np.zeros(X.shape[1])
+        out = self._fit_rows(rows.take_columns(cols), group_labels, rng, selection)
+        coef = np.zeros(rows.shape[1])
         coef[cols] = out["coef_"]
         out["coef_"] = coef
         return out
 
-    # -- private feature selection (library mode, in-memory fits) -------------------------------------------------
+    # -- private feature selection (library mode) ---------------------------------------------------------------
     def _select(self, rows, group_labels, rng):
-        """The ``FeatureSelection`` to run the FM on, or None for all columns (see ``max_features``)."""
+        """The ``FeatureSelection`` to run the FM on, or None for all columns (see ``max_features``).
+
+        ``rows``: ``InMemoryRows`` or ``distributed.DaskRows`` (its ``select_features`` computes the selection's
+        sums in one pass over the partitions). Whether "auto" selects is decided from public quantities only —
+        n (public under the family's replace-one relation), d, the budget and the declared domain — never from
+        the values of the data, so the decision is the same for every pair of neighbouring data sets.
+        """
         mf = self.max_features
         n, d0 = rows.shape
         if mf is None:
@@ -447,6 +473,9 @@ class FunctionalBase(DPClassifierBase):
                 return None
             raise ValueError("max_features=<int> needs a finite budget; with epsilon = inf pass max_features=None")
         if mf == "auto":
+            # The public trigger: planned noise (from n, d, the budget, the mechanism and the declared domain)
+            # against ⅛·n·v (v from the declared domain). n is public under the FM family's replace-one relation;
+            # nothing here reads X or y, so Dask and in-memory input take the same decision.
             if not _noise_exceeds_signal(_planned_std(probe.blocks, ctx.P), ctx, ctx.domain, SELECTION_TRIGGER):
                 return None
             k = _default_k(n, d0, (1.0 - SELECTION_SHARE) * eps, delta, probe.blocks[0].mechanism, ctx)
@@ -456,12 +485,7 @@ class FunctionalBase(DPClassifierBase):
         k = max(k, len(required), 1)
         if k >= d0:
             return None
-        from ..feature_selection import select_features
-
-        if self.domain_policy == "raise" and not ctx.domain.contains_all(rows.X):
-            ctx.domain.project(rows.X, policy="raise")  # the domain's own error: first row and column outside
-        return select_features(rows.X, rows.y, ctx.domain, k, SELECTION_SHARE * eps, rng, policy=self.domain_policy,
-                               required=required)
+        return rows.select_features(ctx.domain, self.domain_policy, k, SELECTION_SHARE * eps, rng, required)
 
     def _required_columns(self, ctx: FunctionalContext):
         """Columns the selection must keep (PDFC/ADFC: a declared attribute x_s)."""
@@ -477,10 +501,6 @@ class FunctionalBase(DPClassifierBase):
         ``selection`` (a released ``FeatureSelection``, the rows holding its columns only): the plan's budgets
         are scaled by 1 − SELECTION_SHARE and the selection's ε is composed into ``privacy_spent_``.
         """
-        if selection is None and not isinstance(rows, InMemoryRows) and not isinstance(self.max_features, (str,
-                                                                                                      type(None))):
-            raise ValueError("max_features=<int> selects columns of in-memory X only; with Dask input pass "
-                             "max_features=None or 'auto' (which keeps every column there)")
         columns = None if selection is None else selection.columns
         d_in = rows.shape[1] if selection is None else selection.n_features
         ctx = self._context(rows.shape[0], d_in, group_labels, columns)
@@ -489,7 +509,7 @@ class FunctionalBase(DPClassifierBase):
                 f"{type(self).__name__}: no domain declared (domain=None, and X is not a DomainEncoder output), so "
                 "every feature is assumed to lie in [0, 1] and values outside it are projected into it; pass "
                 "domain=FeatureDomain(...) with your public bounds, or encode X with DomainEncoder",
-                AssumedDomainWarning, stacklevel=4,
+                AssumedDomainWarning, stacklevel=5,  # the caller of fit (through _fit_selected)
             )
         plan = self._plan(ctx, rng)
         if selection is not None and selection.epsilon > 0:  # 0: only public (required) columns were kept
@@ -711,8 +731,10 @@ _COMMON_PARAMETERS = """\
         selection of k columns (``dpfair_native.feature_selection``) spends SELECTION_SHARE = 0.2 of the budget,
         the release the rest. "auto": that selection with a public k (``_default_k``) only where the planned noise
         on Q̃ exceeds SELECTION_TRIGGER × its signal, else all columns — so on data where the family works it is
-        exactly max_features=None. Library mode, in-memory fits only: with paper_faithful=True, secure=True,
-        epsilon = inf or Dask input "auto" keeps every column (and an int is refused).
+        exactly max_features=None. Library mode only: with paper_faithful=True, secure=True or epsilon = inf
+        "auto" keeps every column (and an int is refused). Dask input takes the same decision (a public rule of n,
+        d, the budget and the declared domain) and runs the same selection, its sums in one more pass over the
+        partitions, so one seed gives the same release as in memory.
     refinement_rounds : "auto" or int >= 0, default "auto" (FunctionalMechanismLR) or 0 (the fair estimators)
         Rounds of private majorize–minimize refinement after the release (library mode; see Notes): each releases
         the logistic loss's gradient at the current model and steps on the released quadratic, so the model
