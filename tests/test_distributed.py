@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from dpfair_native import metrics
+from dpfair_native.domain import FeatureDomain
 from dpfair_native.models import (
     ADFC,
     PDFC,
@@ -339,6 +340,61 @@ def test_bad_input_gets_the_in_memory_error(client, data):
             est.fit(da.from_array(X_, chunks=(CHUNKS, D)), da.from_array(y_, chunks=(CHUNKS,)))
         assert str(on_dask.value) == str(in_memory.value)
     assert "row 1000" in str(on_dask.value)
+
+
+class _DaskFrameShim:
+    """What the Dask fit reads from a Dask DataFrame — the collection protocol, ``columns`` and
+    ``to_dask_array(lengths=True)`` — for venvs where ``dask.dataframe`` does not import (it needs pyarrow)."""
+
+    def __init__(self, frame, rows_per_chunk=250):
+        self._a = da.from_array(frame.to_numpy(), chunks=(rows_per_chunk, -1))
+        self.columns = frame.columns
+
+    def __dask_graph__(self):
+        return self._a.__dask_graph__()
+
+    def to_dask_array(self, lengths=None):
+        return self._a
+
+
+@pytest.fixture(params=["shim", "dask.dataframe"])
+def to_dask_frame(request):
+    if request.param == "shim":
+        return _DaskFrameShim
+    dd = pytest.importorskip("dask.dataframe")  # needs pyarrow
+    return lambda frame: dd.from_pandas(frame, npartitions=4)
+
+
+def test_dask_frame_columns_checked_against_the_domain(client, to_dask_frame):
+    """A Dask DataFrame's column names get the in-memory checks: against the domain's declared names at fit (its
+    bounds apply by position), then ``feature_names_in_`` against later inputs."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    n = 1000
+    frame = pd.DataFrame({"age": rng.uniform(0, 100, n), "frac": rng.uniform(0, 1, n)})
+    y = (frame["age"] > 50).to_numpy().astype(np.int64)
+    yd = da.from_array(y, chunks=250)
+    dom = FeatureDomain(np.array([0.0, 0.0]), np.array([100.0, 1.0]), names=["age", "frac"])
+    swapped = frame[["frac", "age"]]  # same columns, another order: each would be clipped to the other's bounds
+    with pytest.raises(ValueError) as in_memory:
+        FunctionalMechanismLR(epsilon=1.0, domain=dom, random_state=0).fit(swapped, y)
+    with pytest.raises(ValueError) as on_dask:
+        FunctionalMechanismLR(epsilon=1.0, domain=dom, random_state=0).fit(to_dask_frame(swapped), yd)
+    assert str(on_dask.value) == str(in_memory.value) and "'frac'" in str(on_dask.value)
+
+    mem = FunctionalMechanismLR(epsilon=1.0, domain=dom, random_state=0).fit(frame, y)
+    dsk = FunctionalMechanismLR(epsilon=1.0, domain=dom, random_state=0).fit(to_dask_frame(frame), yd)
+    np.testing.assert_array_equal(dsk.feature_names_in_, ["age", "frac"])
+    np.testing.assert_array_equal(dsk.feature_names_in_, mem.feature_names_in_)
+    np.testing.assert_allclose(dsk.noisy_coefficients_, mem.noisy_coefficients_, rtol=1e-12, atol=1e-12 * n * 1e4)
+    for X_swapped in (swapped, to_dask_frame(swapped)):  # predictions check the names too, in memory and on Dask
+        with pytest.raises(ValueError, match="feature names should match"):
+            dsk.predict(X_swapped)
+    np.testing.assert_array_equal(dsk.predict(to_dask_frame(frame)).compute(), mem.predict(frame))
+    logistic = LogisticRegression().fit(to_dask_frame(frame), yd)
+    np.testing.assert_array_equal(logistic.feature_names_in_, ["age", "frac"])
+    bare = FunctionalMechanismLR(epsilon=1.0, domain=dom, random_state=0).fit(da.from_array(frame.to_numpy()), yd)
+    assert not hasattr(bare, "feature_names_in_")  # a Dask array has no column names
 
 
 def test_local_scheduler_without_cluster(data):

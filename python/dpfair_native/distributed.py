@@ -29,7 +29,9 @@ utilities tie to ~1e-12 relative.
 Chunking: X must be 2-D with known chunk sizes along the rows (``X.compute_chunk_sizes()`` or
 ``ddf.to_dask_array(lengths=True)`` otherwise); chunks along the columns are merged (``rechunk({1: -1})``: the
 kernels need whole rows). ``y`` and ``sensitive_features`` may be Dask arrays (rechunked to X's row chunks) or
-NumPy arrays (sliced to them). A Dask DataFrame / Series is converted with ``to_dask_array(lengths=True)``.
+NumPy arrays (sliced to them). A Dask DataFrame / Series is converted with ``to_dask_array(lengths=True)``; a
+DataFrame's column names (``X.columns``, its schema) are first checked against the domain's declared names and
+kept as ``feature_names_in_``, as for a pandas DataFrame in memory.
 
 Threads: each partition's kernel call uses ``n_threads`` threads (the estimator's parameter; ``None`` means 1 here,
 since Dask already runs one task per worker thread).
@@ -364,7 +366,7 @@ def fit_dask(est, X, y, *, sensitive_features=None):
     draws is the in-memory ``fit``'s.
     """
     from ._validation import check_random_state
-    from .models._base import replace_fitted, warn_if_groups_read_from_data
+    from .models._base import check_domain_names, feature_names_of, replace_fitted, warn_if_groups_read_from_data
     from .models._functional_base import FunctionalBase
     from .models.logistic import LogisticRegression
 
@@ -373,6 +375,10 @@ def fit_dask(est, X, y, *, sensitive_features=None):
             f"{type(est).__name__} has no Dask fit (its training is not a sum over rows); pass NumPy arrays "
             "(e.g. X.compute() on a sample), or use a functional-mechanism estimator or LogisticRegression"
         )
+    # a Dask DataFrame's column names (``X.columns``: its schema, read without computing anything), checked
+    # against the domain's declared names before they are lost in the conversion to an array, as in memory
+    feature_names = feature_names_of(X)
+    check_domain_names(getattr(est, "domain", None), feature_names, type(est).__name__)
     X = _as_matrix(X)
     y = _as_vector(y, X, "y")
     s = None
@@ -395,6 +401,8 @@ def fit_dask(est, X, y, *, sensitive_features=None):
         fitted = _fit_logistic(est, rows, group_labels)
     fitted.setdefault("classes_", classes)
     fitted.setdefault("n_features_in_", rows.shape[1])
+    if feature_names is not None:
+        fitted["feature_names_in_"] = feature_names
     if group_labels is not None:
         fitted.setdefault("groups_", group_labels)
     return replace_fitted(est, fitted)
@@ -546,7 +554,9 @@ def _label_block(z, classes):
 
 
 def decision_function_dask(est, X):
-    """Lazy scores xᵀw + b of a Dask X (a Dask vector with X's row chunks)."""
+    """Lazy scores xᵀw + b of a Dask X (a Dask vector with X's row chunks); a Dask DataFrame's column names are
+    checked against ``feature_names_in_`` as in memory."""
+    est._check_feature_names(X, stacklevel=4)
     X = _as_matrix(X, n_features=est.n_features_in_)
     return X.map_blocks(_score_block, est.coef_, est.intercept_, drop_axis=1, dtype=np.float64)
 

@@ -287,12 +287,9 @@ class DPClassifierBase:
         raise NotImplementedError
 
     # -- prediction ------------------------------------------------------------------------------------------
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "coef_"):
-            raise not_fitted_error(f"this {type(self).__name__} is not fitted yet; call fit(X, y, ...) first")
-
-    def _check_X_for_predict(self, X) -> np.ndarray:
-        """X checked against what fit saw: the feature count and, where both have them, the feature names."""
+    def _check_feature_names(self, X, stacklevel: int) -> None:
+        """X's column names (a pandas or Dask DataFrame's) against ``feature_names_in_``: an error where both have
+        names and they differ, a warning where only one side has them (``stacklevel`` counted from here)."""
         names = feature_names_of(X)
         fitted_names = getattr(self, "feature_names_in_", None)
         if names is not None and fitted_names is not None and not np.array_equal(names, fitted_names):
@@ -302,10 +299,18 @@ class DPClassifierBase:
             )
         if names is None and fitted_names is not None and hasattr(X, "shape"):
             warnings.warn(f"X does not have valid feature names, but {type(self).__name__} was fitted with feature "
-                          "names", UserWarning, stacklevel=3)
+                          "names", UserWarning, stacklevel=stacklevel)
         if names is not None and fitted_names is None:
             warnings.warn(f"X has feature names, but {type(self).__name__} was fitted without feature names",
-                          UserWarning, stacklevel=3)
+                          UserWarning, stacklevel=stacklevel)
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "coef_"):
+            raise not_fitted_error(f"this {type(self).__name__} is not fitted yet; call fit(X, y, ...) first")
+
+    def _check_X_for_predict(self, X) -> np.ndarray:
+        """X checked against what fit saw: the feature count and, where both have them, the feature names."""
+        self._check_feature_names(X, stacklevel=4)
         return check_X(X, n_features=self.n_features_in_, estimator=type(self).__name__)
 
     def decision_function(self, X) -> np.ndarray:
