@@ -24,7 +24,8 @@ noisy release equals the in-memory one to ~1e-13 relative to the largest sum, an
 coefficients to 1e-9 relative (tested), with or without a feature selection. Two rounding caveats: with a snapping
 mechanism (a secure noise path rounding to a grid), an output whose exact value lies within ~1e-13 of a grid
 boundary could round to the neighbouring grid point; and a selection picks another column only if two noisy
-utilities tie to ~1e-12 relative.
+utilities tie to ~1e-12 relative. Same release needs the same declared domain: a Dask array does not carry a
+DomainEncoder output's ``domain`` (pass ``domain=encoder.domain_``; see ``fit_dask``).
 
 Chunking: X must be 2-D with known chunk sizes along the rows (``X.compute_chunk_sizes()`` or
 ``ddf.to_dask_array(lengths=True)`` otherwise); chunks along the columns are merged (``rechunk({1: -1})``: the
@@ -364,6 +365,14 @@ def fit_dask(est, X, y, *, sensitive_features=None):
     Supported: the functional-mechanism estimators (FunctionalMechanismLR, FairFunctionalMechanismLR, PFLR,
     PFLRStar, PDFC, ADFC) and LogisticRegression / FairLogisticRegression. The order of the checks and of the rng
     draws is the in-memory ``fit``'s.
+
+    Notes
+    -----
+    The domain: a Dask array does not carry a DomainEncoder output's ``domain`` (Dask keeps plain NumPy arrays
+    as its metadata, so ``da.from_array(encoder.transform(frame))`` loses it, and reading it from a partition
+    would mean computing one). Declare it, ``est.set_params(domain=encoder.domain_)``, to get the in-memory fit's
+    domain, sensitivities and release; without it the estimator falls back to [0, 1]^d with an
+    ``AssumedDomainWarning`` that says so.
     """
     from ._validation import check_random_state
     from .models._base import check_domain_names, feature_names_of, replace_fitted, warn_if_groups_read_from_data

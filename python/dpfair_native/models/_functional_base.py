@@ -505,10 +505,14 @@ class FunctionalBase(DPClassifierBase):
         d_in = rows.shape[1] if selection is None else selection.n_features
         ctx = self._context(rows.shape[0], d_in, group_labels, columns)
         if not ctx.faithful and self.domain is None and getattr(self, "_input_domain", None) is None:
+            if isinstance(rows, InMemoryRows):
+                why, fix = "X is not a DomainEncoder output", "or encode X with DomainEncoder"
+            else:  # Dask keeps plain NumPy metadata: a DomainEncoder output's domain is lost in da.from_array
+                why, fix = "a Dask array never carries a DomainEncoder output's domain", "or domain=encoder.domain_"
             warnings.warn(
-                f"{type(self).__name__}: no domain declared (domain=None, and X is not a DomainEncoder output), so "
-                "every feature is assumed to lie in [0, 1] and values outside it are projected into it; pass "
-                "domain=FeatureDomain(...) with your public bounds, or encode X with DomainEncoder",
+                f"{type(self).__name__}: no domain declared (domain=None, and {why}), so every feature is assumed to "
+                "lie in [0, 1] and values outside it are projected into it; pass domain=FeatureDomain(...) with your "
+                f"public bounds, {fix}",
                 AssumedDomainWarning, stacklevel=5,  # the caller of fit (through _fit_selected)
             )
         plan = self._plan(ctx, rng)
@@ -748,7 +752,8 @@ _COMMON_PARAMETERS = """\
         choice there.
     domain : FeatureDomain or None, default None
         The declared feature domain the sensitivities come from; None: the domain a DomainEncoder's output carries,
-        else [0, 1]^d.
+        else [0, 1]^d. A Dask array cannot carry it (``da.from_array`` keeps plain NumPy metadata): fit a Dask X
+        built from an encoder's output with ``domain=encoder.domain_``.
     domain_policy : {"clip", "raise"}, default "clip"
         Rows outside the domain are projected into it, or refused.
     fit_intercept : bool, default True
