@@ -166,3 +166,18 @@ def test_default_pld_accounting_agrees_with_dp_accounting_and_needs_less_noise_t
     assert m.privacy_spent_[0] == pytest.approx(pld.get_epsilon(1e-5), rel=0.01)
     assert m.privacy_spent_[0] <= 1.0 + 1e-9
     assert m.effective_noise_multiplier_ < fits["rdp"].effective_noise_multiplier_
+
+
+def test_noisy_rates_are_the_loops_rates_in_zero_one():
+    """noisy_rates_ reads the final histogram as the loop does, m/n with n = max(1, Ĥ₀ + Ĥ₁) and m = min(n,
+    max(0, Ĥ₁)); it used max(0, Ĥ₁)/n, which exceeded 1 (1.35 at seed 0 here, review 15)."""
+    rng = np.random.default_rng(1)
+    n = 200
+    X, s, y = rng.random((n, 3)), rng.integers(2, size=n), rng.integers(2, size=n)
+    clamped = 0
+    for seed in range(5):
+        m = ConstrainedDPSGDClassifier(noise_multiplier=1.0, hist_noise_ratio=20, sample_rate=0.05, epochs=1, ema=1.0,
+                                       declared_groups=[0, 1], random_state=seed).fit(X, y, sensitive_features=s)
+        assert np.all((m.noisy_rates_ >= 0) & (m.noisy_rates_ <= 1)), m.noisy_rates_
+        clamped += int(np.sum((m.noisy_rates_ == 0) | (m.noisy_rates_ == 1)))
+    assert clamped > 0  # the noise is large enough that the clamps matter

@@ -142,7 +142,8 @@ class ConstrainedDPSGDClassifier(_DPSGDBase):
     multipliers_ : ndarray of shape (2, n_groups, n_events)
         Final ν⁺ (index 0) and ν⁻ (index 1); post-processing of the releases.
     noisy_rates_ : ndarray of shape (n_groups, n_events)
-        Rates r_{k,e} read from the final smoothed noisy histogram (post-processing).
+        Rates r_{k,e} in [0, 1] read from the final smoothed noisy histogram Ĥ exactly as the loop reads them:
+        m/n with n = max(1, Ĥ₀ + Ĥ₁) and m = min(n, max(0, Ĥ₁)) (post-processing).
 
     Notes
     -----
@@ -341,8 +342,10 @@ class ConstrainedDPSGDClassifier(_DPSGDBase):
         sigma_eff = self._effective_sigma(sigma_g, sigma_h) if sigma_g > 0 else 0.0
         spent = dpsgd_privacy_spent(q, sigma_eff, steps, float(self.delta), record_count_noise,
                                     method=self.accountant_method)
+        # the rates as the loop reads them (constrained_sgd.hpp): n = max(1, h0 + h1), m = min(n, max(0, h1)), r = m/n
         h = state.hist / (1.0 - (1.0 - ema) ** state.step_index)
-        n_cell = np.maximum(1.0, h.sum(axis=2))
+        n_cell = np.maximum(1.0, h[:, :, 0] + h[:, :, 1])
+        m_cell = np.minimum(n_cell, np.maximum(0.0, h[:, :, 1]))
         coef, intercept = uncentered(params[:d].copy(), params[d], center)
         return {
             "coef_": coef,
@@ -358,5 +361,5 @@ class ConstrainedDPSGDClassifier(_DPSGDBase):
             "learning_rate_": lr,
             "n_samples_estimate_": n_estimate,
             "multipliers_": state.lambdas,
-            "noisy_rates_": np.clip(h[:, :, 1], 0.0, None) / n_cell,
+            "noisy_rates_": m_cell / n_cell,
         }
