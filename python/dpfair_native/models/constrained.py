@@ -120,7 +120,8 @@ class ConstrainedDPSGDClassifier(_DPSGDBase):
     groups_ : ndarray
         The group labels (``declared_groups``, or those seen), in the order of ``multipliers_``' group axis.
     privacy_spent_ : tuple of (float, float)
-        (ε, δ) of the whole fit (record count + T joint steps) under ``accountant_method``; (inf, 0) without noise.
+        (ε, δ) of the whole fit (record count, centre (``center=True``) and T joint steps) under
+        ``accountant_method``; (inf, 0) without noise.
     noise_multiplier_ : float
         σ_g of the gradient sum (its noise std is σ_g·C).
     hist_noise_multiplier_ : float
@@ -183,10 +184,12 @@ class ConstrainedDPSGDClassifier(_DPSGDBase):
     subsampling applies to the pair as one mechanism whose dominating pair is the Gaussian one (Zhu, Dong & Wang
     2022, AISTATS: Poisson subsampling preserves dominating pairs; Mironov, Talwar & Zhang 2019 for the RDP of
     the subsampled Gaussian); the T steps compose,
-    and so does the record-count release. ``privacy_spent_`` is therefore the ε at ``delta`` of the record-count
-    Gaussian (σ_n) composed with T subsampled Gaussian steps at σ_eff — by PLD (default) or RDP,
-    T·RDP_subsampled(q, σ_eff) + RDP_Gaussian(σ_n) — :func:`~dpfair_native.models.dpsgd.dpsgd_privacy_spent`
-    with σ_eff. With ``target_epsilon`` σ_eff is calibrated for that composition
+    and so do the releases made before training: the record count and, with ``center=True``, the centre μ̃ (a
+    Gaussian with multiplier σ_μ = ``center_noise_multiplier_``). ``privacy_spent_`` is therefore the ε at
+    ``delta`` of the record-count Gaussian (σ_n) and the centre Gaussian (σ_μ, ``center=True`` only) composed with
+    T subsampled Gaussian steps at σ_eff — by PLD (default) or RDP, T·RDP_subsampled(q, σ_eff) + RDP_Gaussian(σ_n)
+    (+ RDP_Gaussian(σ_μ)) — :func:`~dpfair_native.models.dpsgd.dpsgd_privacy_spent` with σ_eff. With
+    ``target_epsilon`` σ_eff is calibrated for that composition
     (:func:`~dpfair_native.models.dpsgd.calibrate_dpsgd_noise`) and split as σ_h = r·σ_g with r =
     ``hist_noise_ratio``: 1/σ_eff² = (1 + 1/r²)/σ_g², so σ_g = σ_eff·sqrt(1 + 1/r²).
 
