@@ -166,3 +166,35 @@ def test_packed_rows_must_match_the_call():
     with pytest.raises(ValueError, match="NaN"):
         kernels.constrained_sgd_epochs(bad, y, groups, *args, expected_batch_size=10.0,
                                        packed=kernels.pack_csr_rows(bad, y, groups=groups, n_groups=3))
+
+
+def _overflow_rows():
+    """Row 0's products with [1e300, −1e300, 0, …] are +inf and −inf (weights of a run far into divergence); the
+    native dense loops sum them in separate lanes, so its score is inf − inf = NaN (a sequential fused
+    multiply-add, as in the CSR loops and BLAS, keeps ±inf instead). Rows 1 and 2 have finite scores."""
+    X = np.zeros((3, 8))
+    X[:, :2] = [[1e10, 1e10], [1.0, 0.5], [0.2, 0.1]]
+    return X
+
+
+@pytest.mark.parametrize("backend", ["numpy", pytest.param("native", marks=native)])
+@pytest.mark.parametrize("layout", ["dense", "csr"])
+def test_nan_coefficient_is_not_summed_unclipped(backend, layout):
+    """A NaN coefficient fails `norm > C`, so it used to enter the sum unclipped (review 15): row 0 must move the
+    step by at most lr·C/b (natively it contributes 0; the NumPy twin's BLAS score is ±inf, a residual it clips)."""
+    X = _overflow_rows()
+    if layout == "csr":
+        X = pytest.importorskip("scipy.sparse").csr_matrix(X)
+    y, zeros = np.array([1.0, 0.0, 1.0]), np.zeros(3, dtype=np.int64)
+
+    def step(rows):
+        st = kernels.constrained_sgd_state(8, 1, 1)._replace(params=np.array([1e300, -1e300, 0, 0, 0, 0, 0, 0, 0.0]))
+        return kernels.constrained_sgd_epochs(
+            X, y, zeros, zeros, np.array([1]), np.array(rows), np.array([0, len(rows)]), [1.0], np.zeros((1, 9)),
+            np.zeros((1, 2)), st, clip=1.0, expected_batch_size=1.0, dual_learning_rate=0.0, backend=backend)
+
+    with np.errstate(over="ignore", invalid="ignore"):  # the NumPy twin's scores overflow too
+        with_row0, without = step([0, 1, 2]), step([1, 2])
+    assert np.all(np.isfinite(with_row0.params))
+    assert np.linalg.norm(with_row0.params - without.params) <= 1.0  # row 0 moves the step by <= lr·C/b
+    assert without.params[8] == pytest.approx(-1.0 / 1.5)  # row 1 clipped from norm 1.5 to 1, row 2's a is 0

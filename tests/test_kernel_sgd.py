@@ -208,3 +208,37 @@ def test_reference_twin_is_the_kernel_numpy_path():
     b = _reference.dpsgd_epochs(X, y, np.zeros(5), rows, offsets, np.full(10, 0.3), z, groups, np.array([0.5, 0.5]),
                                 None, "dpsgdf", u, 1.0, 2.0, 16.0, 0.0, "shared", np.inf)
     np.testing.assert_array_equal(a[0], b[0])
+
+
+def _overflow_rows():
+    """Row 0's products with [1e300, −1e300, 0, …] are +inf and −inf (weights of a run far into divergence); the
+    native dense loops sum them in separate lanes, so its score is inf − inf = NaN (a sequential fused
+    multiply-add, as in the CSR loops and BLAS, keeps ±inf instead). Rows 1 and 2 have finite scores."""
+    X = np.zeros((3, 8))
+    X[:, :2] = [[1e10, 1e10], [1.0, 0.5], [0.2, 0.1]]
+    return X
+
+
+@pytest.mark.parametrize("backend", ["numpy", pytest.param("native", marks=native)])
+@pytest.mark.parametrize("layout", ["C64", "F64", "csr"])
+def test_nan_residual_is_not_summed_unclipped(backend, layout):
+    """Row 0's products are +inf and −inf (weights far into divergence), so natively its score is NaN (the NumPy
+    twin's BLAS product may give ±inf, a finite residual it clips). A NaN residual fails `norm > C`, so it used to
+    enter the sum unclipped (review 15); it must move the step by at most lr·C/b on every path (C64: the fused
+    loop, F64: clip_group_gradients, csr: the packed rows)."""
+    X = _overflow_rows()
+    if layout == "F64":
+        X = np.asfortranarray(X)
+    elif layout == "csr":
+        X = pytest.importorskip("scipy.sparse").csr_matrix(X)
+    y, w = np.array([1.0, 0.0, 1.0]), np.array([1e300, -1e300, 0, 0, 0, 0, 0, 0, 0.0])
+
+    def step(rows):
+        return kernels.dpsgd_epochs(X, y, w, np.array(rows), np.array([0, len(rows)]), [1.0], np.zeros((1, 9)),
+                                    clip=1.0, expected_batch_size=1.0, backend=backend)[0]
+
+    with np.errstate(over="ignore", invalid="ignore"):  # the NumPy twin's scores overflow too
+        with_row0, without = step([0, 1, 2]), step([1, 2])
+    assert np.all(np.isfinite(with_row0))
+    assert np.linalg.norm(with_row0 - without) <= 1.0
+    assert without[8] == pytest.approx(-1.0 / 1.5)  # row 1's residual 1 clipped from norm 1.5 to 1; row 2's is 0

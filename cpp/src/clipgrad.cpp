@@ -89,6 +89,9 @@ void accumulate_batch_impl(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::
     } else {
       ++n_below[k];
     }
+    // A norm that is not finite and not <= the bound (NaN: a score x·w that overflowed to inf − inf in a diverging
+    // run; NaN > bound is false, so the scale above is 1) leaves the row out: it would enter the sum unclipped.
+    if (!(norm <= bound) && !std::isfinite(norm)) continue;
     double* s = sums + k * width;
     for (std::ptrdiff_t j = 0; j < d; ++j) s[j] += (r * static_cast<double>(x[j * cs]) + l2 * w[j]) * scale;
     s[d] += r * scale;

@@ -173,7 +173,9 @@ void run_steps(const Rows& X, std::ptrdiff_t n, std::ptrdiff_t d, const double* 
       const double st = sigmoid(zi / tau);
       double a = sigmoid(zi) - yi + coef[static_cast<std::size_t>(groups[i] * E + events[i])] * st * (1.0 - st) / tau;
       const double norm = std::abs(a) * xnorm[static_cast<std::size_t>(r)];
-      if (norm > clip) a *= clip / norm;
+      // !(norm <= C) rather than norm > C: a NaN coefficient (a score x·w that overflowed to inf − inf in a
+      // diverging run) fails every comparison and would enter the sum unclipped; it contributes 0 instead
+      if (!(norm <= clip)) a = std::isfinite(norm) ? a * (clip / norm) : 0.0;
       X.add_scaled(i, a, total.data());
       total[static_cast<std::size_t>(d)] += a;
     }

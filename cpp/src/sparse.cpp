@@ -182,6 +182,8 @@ void clip_batch(const CsrView<T, I>& X, const double* y, const double* w, double
     } else {
       ++n_below[k];
     }
+    // Not finite and not <= the bound (NaN: x·w overflowed to inf − inf): left out, as in clip_group_gradients
+    if (!(norm <= bound) && !std::isfinite(norm)) continue;
     double* s = sums + k * width;
     const double rs = r * scale;
     for (I p = X.indptr[i]; p < X.indptr[i + 1]; ++p) s[X.indices[p]] += rs * static_cast<double>(X.data[p]);

@@ -158,7 +158,10 @@ def clip_group_gradients(X, y, w, bias, rows, groups, clip, threshold, l2, cente
     bound = clip[gb]
     with np.errstate(divide="ignore", invalid="ignore"):
         scale = np.where(norms > bound, bound / norms, 1.0)
-    sums = _sum_by_group(G * scale[:, None], gb, n_groups)
+    # a norm neither finite nor <= the bound (NaN: x·w overflowed to inf − inf) leaves its row out, as natively:
+    # NaN > bound is False, so the scale alone would let it in unclipped
+    left_out = ~(norms <= bound) & ~np.isfinite(norms)
+    sums = _sum_by_group(np.where(left_out[:, None], 0.0, G * scale[:, None]), gb, n_groups)
     limit = bound if threshold is None else threshold
     above = norms > limit
     n_above = np.bincount(gb[above], minlength=n_groups).astype(np.int64)
@@ -772,6 +775,11 @@ def clip_group_gradients_csr(X, y, w, bias, rows, groups, clip, threshold, l2):
     bound = clip[gb]
     with np.errstate(divide="ignore", invalid="ignore"):
         scale = np.where(norms > bound, bound / norms, 1.0)
+    left_out = ~(norms <= bound) & ~np.isfinite(norms)  # as in clip_group_gradients
+    if np.any(left_out):
+        scale = np.where(left_out, 0.0, scale)
+        resid = np.where(left_out, 0.0, resid)
+        G = _row_scaled(B, resid)
     indicator = _group_indicator(gb, n_groups)
     sums = np.empty((n_groups, d + 1))
     sums[:, :d] = np.asarray((indicator @ _row_scaled(G, scale)).toarray())
@@ -876,7 +884,10 @@ def constrained_sgd_epochs(X, y, groups, events, active, batch_rows, batch_offse
         st = _sigmoid(z / temperature)
         a = _sigmoid(z) - y[B] + coef[groups[B], events[B]] * st * (1.0 - st) / temperature
         norm = np.abs(a) * np.sqrt(1.0 + np.einsum("ij,ij->i", xb, xb))
-        a = np.where(norm > clip, a * clip / np.where(norm > 0, norm, 1.0), a)
+        # !(norm <= C): a NaN coefficient (x·w overflowed to inf − inf) would pass norm > C unclipped; it gives 0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            clipped = np.where(np.isfinite(norm), a * (clip / np.where(norm > 0, norm, 1.0)), 0.0)
+        a = np.where(norm <= clip, a, clipped)
         total = np.append(a @ xb, a.sum())
         std = noise_multiplier * clip if noise_multiplier > 0 else 0.0
         step = (total + std * grad_noise[t]) / expected_batch_size

@@ -348,7 +348,8 @@ def clip_group_gradients(
 
     For each i in ``rows`` (a row may repeat), with z = x_iᵀw + bias and y_i in {0, 1}:
     ``g_i = (σ(z) − y_i)·[x_i, 1] + l2·[w, 0]`` (gradient w.r.t. (w, bias), length d + 1),
-    ``ḡ_i = g_i · min(1, clip[k]/‖g_i‖₂)`` with k = groups[i].
+    ``ḡ_i = g_i · min(1, clip[k]/‖g_i‖₂)`` with k = groups[i] (ḡ_i = 0 when ‖g_i‖ is neither finite nor <= clip[k]:
+    a NaN from a score x·w that overflowed to inf − inf would otherwise be summed unclipped).
     Returns ``(sums, n_above, n_below)``: ``sums[k] = Σ ḡ_i`` over the batch rows of group k, shape
     (n_groups, d + 1), with n_groups = len(clip); ``n_above[k]``/``n_below[k]`` count batch rows of group k whose
     unclipped norm is > / <= ``threshold`` (None: the row's own clip bound). No (batch, d) gradient matrix is formed.
@@ -462,7 +463,8 @@ def dpsgd_epochs(
                 m̃ = max(1, Σ m̃_k); C_k = clip[k]·(1 + (m̃_k/b̃_k)/(m̃/b)); a_k = 1;
        "naive"  (thesis Alg. 8) b̃_k = max(1, |B_t ∩ group k| + σ₁u_k); a_k = (b/K)/b̃_k; C_k = clip[k];
        (the clamps are post-processing of the noisy counts);
-    3. ``S = Σ_{i∈B_t} a_{k(i)}·g_i·min(1, C_{k(i)}/‖g_i‖)`` with g_i = (σ(x_iᵀw + bias) − y_i)·[x_i, 1];
+    3. ``S = Σ_{i∈B_t} a_{k(i)}·g_i·min(1, C_{k(i)}/‖g_i‖)`` with g_i = (σ(x_iᵀw + bias) − y_i)·[x_i, 1] (a row
+       whose ‖g_i‖ is neither finite nor <= C_k, e.g. NaN from a score that overflowed, adds 0);
     4. noise std from the group sensitivities s_k = a_k·C_k: σ·max_k s_k ("shared": one Gaussian release of
        S) or σ·sqrt(Σ_k s_k²) ("per_group": one independent release per disjoint group, summed);
     5. ``params -= lr_t·((S + std·grad_noise[t]) / b + l2·[w, 0])`` with b = ``expected_batch_size`` (public:
@@ -1188,7 +1190,8 @@ def constrained_sgd_epochs(
        r_e = Σ_k m_ke/Σ_k n_ke; for events with active[e]: λ⁺_ke := max(0, λ⁺_ke + η_λ(r_ke − r_e − bound)),
        λ⁻_ke := max(0, λ⁻_ke + η_λ(r_e − r_ke − bound));
     3. μ = λ⁺ − λ⁻, κ_ke = μ_ke − Σ_j μ_je·n_je/n_e (n_e = Σ_k n_ke; 0 for inactive events);
-       a_i = σ(z_i) − y_i + κ_{k(i)e(i)}·σ(z_i/τ)(1 − σ(z_i/τ))/τ; g_i = a_i·[x_i, 1] clipped to L2 norm C;
+       a_i = σ(z_i) − y_i + κ_{k(i)e(i)}·σ(z_i/τ)(1 − σ(z_i/τ))/τ; g_i = a_i·[x_i, 1] clipped to L2 norm C
+       (g_i = 0 when its norm is neither finite nor <= C: a NaN a_i from a score that overflowed to inf − inf);
     4. params −= lr_t·((Σ g_i + σ_g·C·grad_noise[t])/b + l2·[w, 0]); from global step ``avg_start`` on, the
        iterates are averaged into ``avg``.
 

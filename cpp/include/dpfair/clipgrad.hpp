@@ -11,7 +11,8 @@ namespace dpfair {
 // groups (n,) labels in [0, n_groups); clip (n_groups,) bounds > 0 (+inf: no clipping).
 // For each batch row i with k = groups[i], z = x_iᵀw + bias, r = σ(z) − y_i (σ the logistic function):
 //   g_i = r·[x_i, 1] + l2·[w, 0]                    (gradient w.r.t. (w, bias), length d + 1)
-//   sums[k * (d+1) + :] += g_i · min(1, clip[k] / ‖g_i‖₂)
+//   sums[k * (d+1) + :] += g_i · min(1, clip[k] / ‖g_i‖₂)   (nothing when ‖g_i‖₂ is neither finite nor <= clip[k],
+//                                                           e.g. NaN from a score that overflowed to inf − inf)
 //   n_above[k] += ‖g_i‖₂ > t,  n_below[k] += ‖g_i‖₂ <= t   with t = threshold, or clip[k] if threshold is NaN.
 // Outputs (sums: n_groups × (d+1) row-major; n_above, n_below: n_groups) are overwritten. No per-example
 // gradient matrix is formed; with one thread nothing is allocated, so it can be called per batch in a loop.

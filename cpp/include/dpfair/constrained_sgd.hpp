@@ -33,7 +33,8 @@ struct ConstrainedSgdConfig {
 //   r_e = Σ_k m_ke / Σ_k n_ke, c_ke = r_ke − r_e
 //   for active events e: λ⁺_ke := max(0, λ⁺_ke + η_λ(c_ke − bound)), λ⁻_ke := max(0, λ⁻_ke + η_λ(−c_ke − bound))
 //   μ_ke = λ⁺_ke − λ⁻_ke; coefficient κ_ke = μ_ke − Σ_j μ_je·n_je/n_e  (n_e = Σ_k n_ke; 0 for inactive events)
-//   a_i = σ(z_i) − y_i + κ_{k(i),e(i)}·σ'(z_i/τ)/τ,  g_i = a_i·[x_i, 1] clipped to norm C
+//   a_i = σ(z_i) − y_i + κ_{k(i),e(i)}·σ'(z_i/τ)/τ,  g_i = a_i·[x_i, 1] clipped to norm C (0 when its norm is
+//   neither finite nor <= C: a NaN a_i from a score that overflowed to inf − inf)
 //   params -= lr[t]·((Σ g_i + σ_g·C·grad_noise[t]) / b + l2·[w, 0])
 //   from global step avg_start on: avg := running mean of params (avg_count updated)
 // lambdas (2, K, E) [λ⁺ then λ⁻], hist (K, E, 2) = Hbar, avg (d+1), avg_count, step_index: state carried across

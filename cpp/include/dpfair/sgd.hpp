@@ -75,7 +75,8 @@ struct SgdSteps {
 
 // Runs the n_steps steps of `steps`:
 //   S = Σ_{i in batch t} a_{k(i)} · g_i · min(1, C_{k(i)}/‖g_i‖),   g_i = (σ(x_iᵀw + bias) − y_i)·[x_i, 1]
-//   (x_i − μ in place of x_i with a center μ: S's first d entries are then Σ c_i x_i − (Σ c_i)·μ)
+//   (x_i − μ in place of x_i with a center μ: S's first d entries are then Σ c_i x_i − (Σ c_i)·μ; a row whose
+//   ‖g_i‖ is neither finite nor <= C_k, e.g. NaN from a score that overflowed, adds 0)
 //   params -= lr[t] · ( (S + std_t · grad_noise[t]) / b + l2·[w, 0] )
 // on params = [w (d), bias] in place. step_bounds (n_steps, K) receives s_k = a_k·C_k of every step.
 // Single-threaded (steps are sequential, batches small). Rows with unit column stride take a fused vectorized

@@ -152,11 +152,14 @@ inline void count_rows(const SgdConfig& config, const std::int64_t* rows, std::p
   }
 }
 
-// The coefficient of batch row r's [x_i, 1] in the step's sum: a_k·r_i·min(1, C_k/‖g_i‖) (0 when a_k = 0).
+// The coefficient of batch row r's [x_i, 1] in the step's sum: a_k·r_i·min(1, C_k/‖g_i‖) (0 when a_k = 0, and 0
+// when ‖g_i‖ is not finite and not <= C_k: a NaN residual, from a score x·w that overflowed to inf − inf in a
+// diverging run, fails ‖g_i‖ > C_k and would otherwise enter the sum unclipped).
 inline double clipped_coef(std::size_t k, std::size_t r, const std::vector<double>& weights,
                            const std::vector<double>& bounds, const std::vector<double>& resid,
                            const std::vector<double>& norm) {
   if (weights[k] == 0.0) return 0.0;
+  if (!(norm[r] <= bounds[k]) && !std::isfinite(norm[r])) return 0.0;
   const double scale = norm[r] > bounds[k] ? bounds[k] / norm[r] : 1.0;
   return weights[k] * resid[r] * scale;
 }
