@@ -213,12 +213,15 @@ def fair_utilities(X, y01, groups, n_groups: int, candidates: np.ndarray, min_gr
 
 
 class ExponentialMechanismFairLearner(DPClassifierBase):
-    """ε-DP choice of a linear classifier trading training error against the equal-opportunity gap.
+    """(ε, δ)-DP choice of a linear classifier trading training error against the equal-opportunity gap (pure
+    ε-DP with ``candidate_source="random"`` or explicit ``candidates``).
 
     Parameters
     ----------
     epsilon : float > 0, default 1.0
-        Pure DP budget (replace-one neighbours).
+        Total ε of the fit (replace-one neighbours): of an (ε, ``delta``)-DP guarantee with the default
+        ``candidate_source="private"`` (the base model's DP-SGD needs δ), of a pure ε-DP one with
+        ``candidate_source="random"`` or explicit ``candidates``.
     min_group_positives : int, array-like of int or None, default None
         Public lower bound L_a on the positively-labelled rows of every group (one, or one per group); required.
     candidates : array-like (m, d + 1) or None, default None
