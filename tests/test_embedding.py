@@ -236,3 +236,18 @@ def test_reproduction_runs_and_writes_its_section(monkeypatch, tmp_path):
     assert text.startswith("# results\n\n## DPNE (thesis ch. 5)\n\nold text\n")
     assert run("dpne", runs=1, write=True, results_path=path) == 0  # idempotent: replaces its block
     assert path.read_text().count(begin) == 1
+
+
+def test_power_context_never_reports_more_than_the_requested_budget():
+    """The split ε_h = ε·frac, ε − ε_h used to add back to one ulp above ε for some pairs (review 15): e.g.
+    ε = 9.989969879518073 at 0.16 reported 9.989969879518075. The rest is now stepped down to fit."""
+    a = planted_partition(16, 2, mean_degree=4.0, ratio=4.0, sparse=False, random_state=0).adjacency
+    pairs = [(9.989969879518073, 0.16)] + [(e, f) for e in np.linspace(0.1, 10, 40) for f in np.linspace(0.1, 0.9, 9)]
+    assert sum(e * f + (e - e * f) > e for e, f in pairs) >= 10  # the grid holds pairs the plain split overshoots
+    for eps, frac in pairs:
+        lap = DPNE(2, epsilon=eps, context="power", context_budget=frac, random_state=0).fit(a)
+        assert lap.privacy_spent_.epsilon <= eps, (eps, frac)
+    for eps, frac in pairs[:40]:
+        g = DPNE(2, epsilon=eps, delta=3e-6, noise="gaussian", context="power", context_budget=frac,
+                 random_state=0).fit(a)
+        assert g.privacy_spent_.epsilon <= eps and g.privacy_spent_.delta <= 3e-6, (eps, frac)

@@ -318,3 +318,19 @@ def test_secure_needs_public_candidates():
     X, y, s = _toy()
     with pytest.raises(ValueError, match="candidate_source='random'"):
         ExponentialMechanismFairLearner(1.0, min_group_positives=3, secure=True).fit(X, y, sensitive_features=s)
+
+
+def test_reported_epsilon_never_exceeds_the_requested_one(monkeypatch):
+    """ε₂ = ε − ε₁ added back to ε₁ used to give one ulp more than ε for some pairs (review 15); ε₂ is now stepped
+    down to fit. ε₁ = ε·share stands in for the base model's calibrated ε (the composition is what is tested)."""
+    from dpfair_native.models import exponential
+
+    X, y, s = _toy()
+    pairs = [(e, f) for e in np.linspace(0.1, 10, 40) for f in np.linspace(0.1, 0.9, 9)]
+    assert sum(e * f + (e - e * f) > e for e, f in pairs) >= 10  # the grid holds pairs the plain split overshoots
+    for eps, share in pairs:
+        monkeypatch.setattr(exponential, "private_base_model",
+                            lambda *args, e=eps * share: (np.array([1.0, 0.0]), -0.7, e))
+        m = ExponentialMechanismFairLearner(eps, min_group_positives=4, n_candidates=5, declared_groups=[0, 1],
+                                            random_state=0)
+        assert m.fit(X, y, sensitive_features=s).privacy_spent_.epsilon <= eps, (eps, share)

@@ -20,6 +20,20 @@ __all__ = [
 ]
 
 
+def _budget_remainder(total: float, used: float) -> float:
+    """The part of ``total`` (an ε or δ) left after ``used`` <= ``total``: total − used, stepped down by ulps until
+    ``used + rest`` (rounded, as ``compose_sequential``/``compose_basic`` add) is <= total. Without the steps a
+    split such as used = total·frac reports one ulp more than the total (e.g. ε = 9.989969879518073 split at 0.16
+    gave 9.989969879518075), which a caller checking ``spent <= budget`` would refuse. A non-finite total is
+    returned as is (no noise is drawn for it)."""
+    if not math.isfinite(total):
+        return total
+    rest = total - used
+    while used + rest > total:
+        rest = math.nextafter(rest, 0.0)
+    return rest
+
+
 
 def compose_sequential(epsilons: Iterable[float]) -> float:
     """Sequential composition of ε_i-DP mechanisms on the same data: ε = Σ ε_i (0 for none)."""

@@ -29,6 +29,7 @@ import numpy as np
 from .. import accountants
 from .._validation import NON_NEGATIVE, PROBABILITY, StrOptions, check_random_state
 from ..accountants import PrivacySpent
+from ..accountants.budget import _budget_remainder
 from ..mechanisms import analytic_gaussian_sigma
 from ._base import EmbeddingBase, check_privacy, constraints_of
 from .factorization import (
@@ -202,7 +203,8 @@ class DPNE(EmbeddingBase):
             H = random_orthonormal(n, k, rng)  # drawn before the graph is read: public
             if self.context == "power":
                 eps_h, delta_h = eps * frac, delta * frac
-                eps, delta = eps - eps_h, delta - delta_h
+                # the rest, stepped down so that the composed (ε, δ) never exceeds the requested one by an ulp
+                eps, delta = _budget_remainder(eps, eps_h), _budget_remainder(delta, delta_h)
                 YH, _ = self._noisy(op.rmatmul(H), walk_l1_sensitivity(t), walk_l2_sensitivity(t), eps_h, delta_h, rng)
                 H = _cap_spectral_norm(np.ascontiguousarray(np.linalg.qr(YH)[0]))  # post-processing: public
                 releases.append((eps_h, delta_h))

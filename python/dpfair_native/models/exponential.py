@@ -66,6 +66,7 @@ import numpy as np
 
 from .._validation import BACKEND, POSITIVE, POSITIVE_INT, Interval, StrOptions
 from ..accountants import PrivacySpent
+from ..accountants.budget import _budget_remainder
 from ._base import DPClassifierBase
 
 __all__ = [
@@ -349,7 +350,7 @@ class ExponentialMechanismFairLearner(DPClassifierBase):
             coef, intercept, base_eps = private_base_model(X, y, groups, group_labels, eps * float(self.base_share),
                                                            delta, rng, self.backend)
             cands = private_linear_candidates(coef, intercept, int(self.n_candidates), rng)
-        select_eps = eps - base_eps
+        select_eps = _budget_remainder(eps, base_eps)  # base_eps + select_eps <= eps in floating point too
         utilities, positives = fair_utilities(X.astype(np.float64, copy=False), y, groups, K, cands, bounds)
         if self.on_small_group == "raise" and np.any(positives < bounds):
             # Data-dependent abort (see module docstring): the data lie outside the declared domain.
