@@ -251,3 +251,10 @@ def test_power_context_never_reports_more_than_the_requested_budget():
         g = DPNE(2, epsilon=eps, delta=3e-6, noise="gaussian", context="power", context_budget=frac,
                  random_state=0).fit(a)
         assert g.privacy_spent_.epsilon <= eps and g.privacy_spent_.delta <= 3e-6, (eps, frac)
+
+
+def test_dpm_paper_faithful_sets_the_claim_in_every_run(sbm):
+    """Also with epsilon=inf (no noise), as DPNE does (review 15: it was set in the finite Laplace branch only)."""
+    p = DPMatrixBaseline(10, epsilon=np.inf, paper_faithful=True, random_state=0).fit(sbm.adjacency)
+    assert p.epsilon_claimed_ == np.inf and p.privacy_spent_ == (np.inf, 0.0)
+    assert not hasattr(DPMatrixBaseline(10, epsilon=np.inf, random_state=0).fit(sbm.adjacency), "epsilon_claimed_")
