@@ -229,19 +229,20 @@ def _shape_data(n=3000, d=6, seed=0):
 
 
 def _base_sigma_eff(X, y, s):
-    """σ_eff the base model of the fit below ran with (re-calibrated from public quantities)."""
+    """σ_eff the base model of the fit below ran with (re-calibrated from public quantities: the T steps only,
+    n being public under replace-one, so no record-count release)."""
     from dpfair_native.accountants import calibrate_noise_multiplier
-    from dpfair_native.models.dpsgd import RECORD_COUNT_NOISE, dpsgd_release
+    from dpfair_native.models.dpsgd import dpsgd_release
 
     q = 512 / X.shape[0]
     steps = 20 * round(1 / q)
-    return calibrate_noise_multiplier(lambda z: dpsgd_release(q, z, steps, (RECORD_COUNT_NOISE,)), 0.6, 1e-5,
+    return calibrate_noise_multiplier(lambda z: dpsgd_release(q, z, steps), 0.6, 1e-5,
                                       method="pld", neighbouring_relation="replace_one")
 
 
 def test_private_candidates_compose_to_epsilon_and_match_an_independent_replace_one_accounting():
     from dpfair_native.accountants import epsilon_of_event
-    from dpfair_native.models.dpsgd import RECORD_COUNT_NOISE, dpsgd_release
+    from dpfair_native.models.dpsgd import dpsgd_release
 
     X, y, s = _shape_data()
     m = ExponentialMechanismFairLearner(1.5, min_group_positives=50, base_share=0.4, random_state=3).fit(
@@ -259,12 +260,11 @@ def test_private_candidates_compose_to_epsilon_and_match_an_independent_replace_
                                                np.random.default_rng(3), "native")
     assert eps1 == pytest.approx(m.base_epsilon_, rel=1e-9)
     # ... and it is the replace-one ε of that release, which costs more than add/remove at the same noise
-    base_event = dpsgd_release(q, _base_sigma_eff(X, y, s), steps, (RECORD_COUNT_NOISE,))
+    base_event = dpsgd_release(q, _base_sigma_eff(X, y, s), steps)
     assert epsilon_of_event(base_event, 1e-5, method="pld", neighbouring_relation="replace_one") == \
         pytest.approx(eps1, rel=1e-9)
-    e_rep = epsilon_of_event(dpsgd_release(q, 2.0, steps, (RECORD_COUNT_NOISE,)), 1e-5, method="pld",
-                             neighbouring_relation="replace_one")
-    e_add = epsilon_of_event(dpsgd_release(q, 2.0, steps, (RECORD_COUNT_NOISE,)), 1e-5, method="pld")
+    e_rep = epsilon_of_event(dpsgd_release(q, 2.0, steps), 1e-5, method="pld", neighbouring_relation="replace_one")
+    e_add = epsilon_of_event(dpsgd_release(q, 2.0, steps), 1e-5, method="pld")
     assert e_rep > 1.2 * e_add
 
 
@@ -318,6 +318,38 @@ def test_secure_needs_public_candidates():
     X, y, s = _toy()
     with pytest.raises(ValueError, match="candidate_source='random'"):
         ExponentialMechanismFairLearner(1.0, min_group_positives=3, secure=True).fit(X, y, sensitive_features=s)
+
+
+def test_private_base_model_uses_the_public_n_and_is_charged_for_its_steps_only(monkeypatch):
+    """Under replace-one n is public: the base model draws no noisy record count (ñ = n, normaliser q·n) and
+    base_epsilon_ is the replace-one ε of its T steps alone; the standalone estimator still draws and charges ñ."""
+    from dpfair_native.accountants import epsilon_of_event
+    from dpfair_native.models import constrained
+    from dpfair_native.models.dpsgd import RECORD_COUNT_NOISE, dpsgd_privacy_spent, dpsgd_release
+
+    fits, real_fit = [], constrained.ConstrainedDPSGDClassifier._fit
+
+    def spy(self, *args):
+        fits.append(real_fit(self, *args))
+        return fits[-1]
+
+    monkeypatch.setattr(constrained.ConstrainedDPSGDClassifier, "_fit", spy)
+    X, y, s = _shape_data()
+    n = X.shape[0]
+    m = ExponentialMechanismFairLearner(1.0, min_group_positives=50, declared_groups=[0, 1], random_state=4)
+    m.fit(X, y, sensitive_features=s)
+    (base,) = fits
+    assert base["n_samples_estimate_"] == n and base["center_"] is None
+    event = dpsgd_release(base["sample_rate_"], base["effective_noise_multiplier_"], base["n_steps_"])
+    assert m.base_epsilon_ == epsilon_of_event(event, 1e-5, method="pld", neighbouring_relation="replace_one")
+    assert m.privacy_spent_.epsilon <= 1.0
+    # the standalone estimator (add/remove) is unchanged: it releases a noisy count and charges it
+    alone = constrained.ConstrainedDPSGDClassifier(constraint="equal_opportunity", noise_multiplier=2.0,
+                                                   center=False, epochs=1, declared_groups=[0, 1], random_state=4)
+    alone.fit(X, y, sensitive_features=s)
+    assert alone.n_samples_estimate_ != n
+    assert alone.privacy_spent_ == dpsgd_privacy_spent(alone.sample_rate_, alone.effective_noise_multiplier_,
+                                                       alone.n_steps_, 1e-5, (RECORD_COUNT_NOISE,), method="pld")
 
 
 def test_reported_epsilon_never_exceeds_the_requested_one(monkeypatch):

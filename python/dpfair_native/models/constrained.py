@@ -214,6 +214,13 @@ class ConstrainedDPSGDClassifier(_DPSGDBase):
 
     requires_sensitive_features = True
 
+    # Internal, not a parameter (``clone`` drops it): set on an instance by a caller whose neighbouring relation
+    # makes the record count n public, i.e. ExponentialMechanismFairLearner's replace-one base model. The fit then
+    # makes no record-count release: q (from ``batch_size``), T and the normaliser q·n use n itself, and no count
+    # is charged. Its own ``privacy_spent_`` (an add/remove figure) is then no guarantee, since n is private under
+    # add/remove: the caller must account for the release under its own relation.
+    _public_record_count = False
+
     _parameter_constraints = {
         **_DPSGDBase._parameter_constraints,
         "learning_rate": [POSITIVE],
@@ -296,7 +303,7 @@ class ConstrainedDPSGDClassifier(_DPSGDBase):
         dual_lr, tau, ema, avg_frac = (float(self.dual_learning_rate), float(self.temperature), float(self.ema),
                                        float(self.average_last))
         epochs = int(self.epochs)
-        if self._private():
+        if self._private() and not self._public_record_count:
             record_count_noise = (RECORD_COUNT_NOISE,)
             n_estimate = max(1.0, n + RECORD_COUNT_NOISE * float(rng.standard_normal()))
         else:

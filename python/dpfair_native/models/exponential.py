@@ -31,16 +31,17 @@ default ("private") the set is built from a private base model, in two sequentia
    ConstrainedDPSGDClassifier` with ``constraint="equal_opportunity"`` and its other defaults) trained with the
    share ``base_share`` of ε, ε₁ <= base_share·ε at ``delta``: the candidates then start near the trade-off this
    learner targets. Its σ_eff is calibrated, and its ε₁ reported, by the PLD accountant under *replace-one*
-   neighbours (the relation of this module; n is public here, so q = b/n is public): the record-count release and
-   T Poisson-subsampled steps at σ_eff, one typed event (:func:`~dpfair_native.models.dpsgd.dpsgd_release`)
-   converted with ``neighbouring_relation="replace_one"``. Why replace-one holds: in the whitened coordinates
+   neighbours (the relation of this module): T Poisson-subsampled steps at σ_eff, one typed event
+   (:func:`~dpfair_native.models.dpsgd.dpsgd_release`) converted with ``neighbouring_relation="replace_one"``.
+   n is public here, so the base model uses n itself: q = b/n, T and the steps' normaliser q·n are public, and
+   it makes no noisy record-count release (which the standalone estimator, under add/remove, needs) and is
+   charged none. Why replace-one holds: in the whitened coordinates
    (gradient block divided by σ_g·C, histogram block by σ_h) one record contributes a vector of norm <= 1/σ_eff
    (a clipped gradient and one histogram cell), so a step is a Gaussian mechanism with multiplier σ_eff in which
    each record's contribution has norm <= 1 (after scaling); replacing the record moves the contribution from v
    to v', which is exactly the replace-one pair :class:`~dpfair_native.accountants.PoissonSampledEvent` bounds
    (a replacement is one removal and one addition: tests/audit/test_audit_constrained.py checks the per-row
-   bound of each by brute force, tests/test_accountants_pld.py the replace-one pair by quadrature).
-   The record-count release does not change under replace-one (charged anyway, conservatively);
+   bound of each by brute force, tests/test_accountants_pld.py the replace-one pair by quadrature);
 2. post-processing of the released (w, b) with public randomness only (:func:`private_linear_candidates`): k
    directions w + ρ_j‖w‖·z_j/‖z_j‖ (z_j ~ N(0, I), ρ_j evenly spaced in [0, :data:`MAX_PERTURBATION`], ρ₀ = 0 the base
    model itself), each with the intercepts b + t for the logit offsets t of :data:`LOGIT_OFFSETS`; then
@@ -130,23 +131,26 @@ def private_base_model(X, y01, groups, group_labels, epsilon: float, delta: floa
     (ε₁ <= ``epsilon``, δ)-DP under replace-one neighbours (module docstring, step 1)."""
     from ..accountants import calibrate_noise_multiplier, epsilon_of_event
     from .constrained import ConstrainedDPSGDClassifier
-    from .dpsgd import RECORD_COUNT_NOISE, dpsgd_release
+    from .dpsgd import dpsgd_release
 
-    # center=False: the replace-one event below covers the record count and the steps, not a centre release
+    n = X.shape[0]
+    # center=False: the replace-one event below covers the steps only, not a centre release
     base = ConstrainedDPSGDClassifier(constraint="equal_opportunity", backend=backend, center=False)
-    q = min(1.0, int(base.batch_size) / X.shape[0])
+    base._public_record_count = True  # n is public under replace-one: no noisy count, the normaliser is q·n
+    q = min(1.0, int(base.batch_size) / n)
     steps = int(base.epochs) * max(1, int(round(1.0 / q)))
 
     def release(sigma_eff):
-        return dpsgd_release(q, sigma_eff, steps, (RECORD_COUNT_NOISE,))
+        return dpsgd_release(q, sigma_eff, steps)
 
     sigma_eff = calibrate_noise_multiplier(release, epsilon, delta, method="pld", neighbouring_relation="replace_one")
     base.set_params(noise_multiplier=sigma_eff, target_epsilon=None, sample_rate=q, delta=delta, random_state=rng,
                     declared_groups=group_labels)
     base.fit(X, y01, sensitive_features=group_labels[groups])
     event = release(base.effective_noise_multiplier_)
-    if base.sample_rate_ != q or base.n_steps_ != steps:  # the event must describe what ran
-        raise RuntimeError("the base model ran another schedule than the one accounted for")
+    # the event must describe what ran: this schedule, no record-count release (ñ is n itself), no centre
+    if base.sample_rate_ != q or base.n_steps_ != steps or base.n_samples_estimate_ != n or base.center_ is not None:
+        raise RuntimeError("the base model made other releases than the one accounted for")
     spent = epsilon_of_event(event, delta, method="pld", neighbouring_relation="replace_one")
     return base.coef_, float(base.intercept_), float(spent)
 
@@ -276,6 +280,13 @@ class ExponentialMechanismFairLearner(DPClassifierBase):
 
     Notes
     -----
+    The private base model (``candidate_source="private"``) runs with the public n: under replace-one neighbours
+    n is public, so it normalises every step by q·n with the exact n (q = b/n) and makes no noisy record-count
+    release. ``base_epsilon_`` is therefore the replace-one PLD ε of exactly its T subsampled joint steps at
+    σ_eff, and ``privacy_spent_`` charges nothing for a count. (The standalone
+    :class:`~dpfair_native.models.ConstrainedDPSGDClassifier`, under add/remove, still releases and charges
+    ñ = n + N(0, σ_n²).)
+
     The utilities themselves are private and are not stored. With ``secure`` the choice distribution is
     permute-and-flip's, not the exponential mechanism's (same ε, never worse expected utility); default False
     because the float exponential mechanism is the paper's.
