@@ -52,7 +52,7 @@ def test_readme_usage_example_runs(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     exec(compile(code, "README.md", "exec"), {})
     privacy, dp = capsys.readouterr().out.split("\n")[:2]
-    assert privacy == "PrivacySpent(epsilon=1.0, delta=1e-05, method='basic')"
+    assert privacy == "PrivacySpent(epsilon=1.0, delta=1e-05, method='basic', relation='replace_one')"
     assert 0.0 <= float(dp) < 0.05
     assert (tmp_path / "frontier.png").stat().st_size > 10_000
 

@@ -83,7 +83,7 @@ def test_search_charges_at_least_one_run_and_picks_a_candidate():
     assert not hasattr(search, "n_runs_")  # K stays secret (Papernot & Steinke bound the best of a hidden K)
     assert search.best_estimator_.random_state is None  # its generator's state would tell K and, rewound, the noise
     eps, delta = search.privacy_spent_
-    assert delta == 1e-5
+    assert delta == 1e-5 and search.privacy_spent_.relation == "add_or_remove_one"
     assert eps >= search.run_epsilon_ >= 0.99  # the run alone is ~ its target; the selection costs more
     assert search.predict(X).shape == (3000,)
     # the charge: selection bound of max(run curve, validation Gaussian) + the count release, converted at δ

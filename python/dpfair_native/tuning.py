@@ -339,7 +339,8 @@ class PrivateHyperparameterSearch:
         self.best_estimator_.classes_ = classes  # its predict maps the codes back to the labels
         self.best_params_ = dict(candidates[j])
         self.gamma_ = gamma
-        self.privacy_spent_ = PrivacySpent(rdp_to_epsilon(orders, total_rdp, delta)[0], delta, "rdp")
+        self.privacy_spent_ = PrivacySpent(rdp_to_epsilon(orders, total_rdp, delta)[0], delta, "rdp",
+                                          "add_or_remove_one")
         self.run_epsilon_ = float(rdp_to_epsilon(orders, np.max(curves, axis=0), delta)[0])
         self.classes_ = classes
         return self

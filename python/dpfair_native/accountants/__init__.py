@@ -11,7 +11,8 @@ Events (``events``): ``GaussianEvent``, ``LaplaceEvent``, ``PoissonSampledEvent`
 
 ``calibrate_noise_multiplier(make_event, target_epsilon, delta, method="rdp" | "pld")`` is the one calibration
 routine; ``noise_multiplier_for`` and ``dpsgd_epsilon`` are its DP-SGD shorthands. Estimators report
-``privacy_spent_`` as a ``PrivacySpent``: the (ε, δ) pair and the ``method`` that computed it. ``compose_*`` and
+``privacy_spent_`` as a ``PrivacySpent``: the (ε, δ) pair, the ``method`` that computed it and the neighbouring
+``relation`` it holds for. ``compose_*`` and
 ``BudgetAccountant`` (``budget``) are the pure/approximate DP composition theorems.
 
 Runtime dependencies: NumPy and the standard library only.

@@ -37,12 +37,19 @@ __all__ = [
     "dpsgd_event",
     "PrivacySpent",
     "ACCOUNTANT_METHODS",
+    "NEIGHBOURING_RELATIONS",
 ]
 
 _SIGMA_MAX = 1e8
 
 ACCOUNTANT_METHODS = ("rdp", "pld")
 """The accountants an estimator can be asked for by ``accountant_method``."""
+
+NEIGHBOURING_RELATIONS = ("add_or_remove_one", "replace_one", "add_or_remove_one_edge")
+"""What a ``PrivacySpent``'s (ε, δ) protects: one record added or removed (the DP-SGD family, n private), one
+record replaced by another (the functional-mechanism family, the exponential learner, the causal learners; n
+public), one edge of a graph added or removed (the network embeddings). dp_accounting's ``NeighboringRelation``
+names the first two ADD_OR_REMOVE_ONE and REPLACE_ONE."""
 
 
 class PrivacySpent(tuple):
@@ -55,15 +62,28 @@ class PrivacySpent(tuple):
     (no guarantee, ``(inf, 0)``: a non-private run, or a paper-faithful run whose published guarantee does not
     hold), or such names joined by "+" when a fit composes releases accounted separately (e.g. "pld+exponential": the
     exponential learner's DP-SGD base model, then its selection; ε is then their basic sequential composition).
+
+    And ``relation``, the neighbouring relation the guarantee is for (one of ``NEIGHBOURING_RELATIONS``:
+    "add_or_remove_one", "replace_one", "add_or_remove_one_edge"; a ``NeighbouringRelation`` member is taken by
+    its value), None with method "none" (no guarantee). The same (ε, δ) means different things under different
+    relations: an add/remove-one (ε, δ) guarantee gives replace-one only through group privacy, at
+    (2ε, (1 + e^ε)δ).
     """
 
-    def __new__(cls, epsilon: float, delta: float, method: str):
+    def __new__(cls, epsilon: float, delta: float, method: str, relation: Optional[str] = None):
         self = super().__new__(cls, (float(epsilon), float(delta)))
         self.method = str(method)
+        relation = getattr(relation, "value", relation)  # a NeighbouringRelation member
+        if relation is not None and relation not in NEIGHBOURING_RELATIONS:
+            raise ValueError(f"relation must be one of {NEIGHBOURING_RELATIONS} or None, got {relation!r}")
+        if relation is None and self.method != "none":
+            raise ValueError(f"a guarantee (method {self.method!r}) needs its neighbouring relation, one of "
+                             f"{NEIGHBOURING_RELATIONS}")
+        self.relation = relation
         return self
 
-    def __getnewargs__(self):  # pickling and copying rebuild from (ε, δ, method)
-        return (self[0], self[1], self.method)
+    def __getnewargs__(self):  # pickling and copying rebuild from (ε, δ, method, relation)
+        return (self[0], self[1], self.method, self.relation)
 
     @property
     def epsilon(self) -> float:
@@ -74,7 +94,8 @@ class PrivacySpent(tuple):
         return self[1]
 
     def __repr__(self) -> str:
-        return f"PrivacySpent(epsilon={self[0]!r}, delta={self[1]!r}, method={self.method!r})"
+        return (f"PrivacySpent(epsilon={self[0]!r}, delta={self[1]!r}, method={self.method!r}, "
+                f"relation={self.relation!r})")
 
 
 def dpsgd_event(sample_rate: float, noise_multiplier: float, steps: int) -> DpEvent:

@@ -129,6 +129,6 @@ class LapMechPC:
         self.n_cells_ = int(cells)
         self.noise_scale_ = scale
         self.epsilon_claimed_ = eps
-        self.privacy_spent_ = PrivacySpent(2.0 * eps if self.paper_faithful else eps, 0.0, "basic")
+        self.privacy_spent_ = PrivacySpent(2.0 * eps if self.paper_faithful else eps, 0.0, "basic", "replace_one")
         self.n_features_in_ = p
         return self

@@ -419,7 +419,7 @@ class PrivPC:
         self.rounds_run_ = len(spent)
         self.epsilon_claimed_ = eps
         self.privacy_spent_ = (PrivacySpent(math.inf, 0.0, "none") if faithful
-                               else PrivacySpent(accountants.compose_sequential(spent), 0.0, "basic"))
+                               else PrivacySpent(accountants.compose_sequential(spent), 0.0, "basic", "replace_one"))
         self.n_features_in_ = p
         return self
 

@@ -177,14 +177,14 @@ class PrivPCStar:
                                  "(leave delta=None)")
             scale_ = sens / eps
             noise = rng.laplace(0.0, scale_, size=il[0].size)
-            spent = PrivacySpent(eps, 0.0, "basic")
+            spent = PrivacySpent(eps, 0.0, "basic", "replace_one")
         else:
             if self.delta is None:
                 raise ValueError("mechanism='gaussian' needs delta (e.g. 1e-5 or 1/n^2)")
             delta = check_delta(self.delta)
             scale_ = analytic_gaussian_sigma(sens, eps, delta)
             noise = rng.normal(0.0, scale_, size=il[0].size)
-            spent = PrivacySpent(eps, delta, "basic")
+            spent = PrivacySpent(eps, delta, "basic", "replace_one")
         self.release_ = Q[il] + noise  # what is released: the noisy lower triangle (everything else post-processes it)
         N = np.zeros((p, p))
         N[il] = noise

@@ -98,11 +98,11 @@ class DPMatrixBaseline(EmbeddingBase):
             l1 = walk_l1_sensitivity(t)
             scale = (PAPER_SENSITIVITY if self.paper_faithful else l1) / eps
             M = M + rng.laplace(0.0, scale, size=M.shape)
-            spent = PrivacySpent(l1 / scale, 0.0, "basic")
+            spent = PrivacySpent(l1 / scale, 0.0, "basic", "add_or_remove_one_edge")
         else:
             scale = analytic_gaussian_sigma(walk_l2_sensitivity(t), eps, delta)
             M = M + rng.normal(0.0, scale, size=M.shape)
-            spent = PrivacySpent(eps, delta, "basic")
+            spent = PrivacySpent(eps, delta, "basic", "add_or_remove_one_edge")
         U, s, _ = truncated_svd(lambda X: M @ X, lambda X: M.T @ X, n, k, n_iter=int(self.n_iter), rng=rng)
         fitted.update(embedding_=U * s, privacy_spent_=spent, noise_scale_=scale)
         for name, value in fitted.items():

@@ -214,9 +214,10 @@ class DPNE(EmbeddingBase):
         if not np.isfinite(self.epsilon):
             spent = PrivacySpent(math.inf, 0.0, "none")
         elif self.noise == "laplace":
-            spent = PrivacySpent(accountants.compose_sequential(e for e, _ in releases), 0.0, "basic")
+            spent = PrivacySpent(accountants.compose_sequential(e for e, _ in releases), 0.0, "basic",
+                                 "add_or_remove_one_edge")
         else:
-            spent = PrivacySpent(*accountants.compose_basic(releases), "basic")
+            spent = PrivacySpent(*accountants.compose_basic(releases), "basic", "add_or_remove_one_edge")
         return {"embedding_": W, "context_": H, "privacy_spent_": spent, "noise_scale_": scale}
 
     def _fit_paper(self, op, k, eps, alpha, rng):

@@ -545,7 +545,8 @@ class FunctionalBase(DPClassifierBase):
         if plan.rounds:
             out.update(self._refine(rows, ctx, plan, out, quadratic, rng, keys))
         out["refinement_rounds_"] = plan.rounds
-        spent_ = PrivacySpent(*spent, "basic") if math.isfinite(spent[0]) else PrivacySpent(math.inf, 0.0, "none")
+        spent_ = (PrivacySpent(*spent, "basic", "replace_one") if math.isfinite(spent[0])
+                  else PrivacySpent(math.inf, 0.0, "none"))
         out.update(privacy_spent_=spent_,
                    sensitivity_={blk.label: blk.sensitivity for blk in
                                  plan.blocks + ([plan.refinement] if plan.rounds else [])}, sensitive_mean_=s_mean,

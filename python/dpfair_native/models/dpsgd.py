@@ -272,7 +272,7 @@ def dpsgd_privacy_spent(sample_rate, noise_multiplier, steps, delta, count_noise
     ``method`` says (there is no PLD of it here). Memoised on exact argument values."""
     spent = _privacy_spent(*_accounting_key(sample_rate, noise_multiplier, steps, delta, count_noise_multipliers,
                                             secure, method))
-    return PrivacySpent(spent[0], spent[1], spent.method)  # a fresh object: no two fits share one
+    return PrivacySpent(spent[0], spent[1], spent.method, spent.relation)  # a fresh object: no two fits share one
 
 
 @functools.lru_cache(maxsize=256)
@@ -285,9 +285,9 @@ def _privacy_spent(sample_rate, noise_multiplier, steps, delta, count_noise_mult
     if secure:
         orders = np.asarray(SECURE_RDP_ORDERS, dtype=np.float64)
         rdp = dpsgd_rdp(sample_rate, noise_multiplier, steps, count_noise_multipliers, orders, secure=True)
-        return PrivacySpent(rdp_to_epsilon(orders, rdp, delta)[0], delta, method)
+        return PrivacySpent(rdp_to_epsilon(orders, rdp, delta)[0], delta, method, "add_or_remove_one")
     event = dpsgd_release(sample_rate, noise_multiplier, steps, count_noise_multipliers)
-    return PrivacySpent(epsilon_of_event(event, delta, method=method), delta, method)
+    return PrivacySpent(epsilon_of_event(event, delta, method=method), delta, method, "add_or_remove_one")
 
 
 def calibrate_dpsgd_noise(target: float, delta: float, sample_rate: float, steps: int, count_noise_multipliers=(), *,

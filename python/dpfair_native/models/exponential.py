@@ -385,5 +385,5 @@ class ExponentialMechanismFairLearner(DPClassifierBase):
             "base_epsilon_": base_eps,
             "selection_epsilon_": select_eps,
             "privacy_spent_": PrivacySpent(base_eps + select_eps, delta,
-                                           "pld+exponential" if base_eps > 0 else "exponential"),
+                                           "pld+exponential" if base_eps > 0 else "exponential", "replace_one"),
         }
