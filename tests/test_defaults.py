@@ -54,8 +54,8 @@ FAIR_FM_COST = ("demographic parity against a strong proxy leaves little to lear
                 "0.018 → 0.041 for PFLR; bench/RESULTS.md, 'Session 10')")
 EXP_CANDIDATES = ("with min_group_positives = 1 the utility sensitivity is about 2, so the selection is near uniform "
                   "over the private candidate set; at d = 500 its equal-opportunity-constrained DP-SGD base model "
-                  "(half of ε = 1, replace-one) reaches 0.771 (candidate mean 0.759) against the bar 0.817; "
-                  "base_share 0.8 / 0.9 measured 0.791 / 0.794")
+                  "(half of ε = 1, replace-one, the public n since session 15) reaches 0.775 (candidate mean 0.766) "
+                  "against the bar 0.817; base_share 0.8 / 0.9 measured 0.791 / 0.794 (with the older noisy count)")
 FAIRDP_IMBALANCE = ("at d = 500 the per-group normalised noise (the small group's sum divided by its own expected "
                     "batch) still dominates: 0.832 against the bar 0.858 (DP-SGD 0.914); center=True passes "
                     "(0.869) but widens FairDP's accuracy gap on n2k-d5 from 0.074 to 0.170 (bench/centering.py), "
