@@ -16,7 +16,8 @@ def test_main_job_prints_models_privacy_and_timings(capsys):
         out, re.M)}
     assert "LogisticRegression (non-private)" in rows
     fair = rows["FairFunctionalMechanismLR eps=1, delta=1e-5"]
-    assert fair.group(5) == "(epsilon=1, delta=1.0e-05)"
+    assert fair.group(5) == "(epsilon=1, delta=1.0e-05, replace-one)"
+    assert rows["DPSGDClassifier eps=1, delta=1e-5 (not fair)"].group(5).endswith(", add-or-remove-one)")
     # the DP + fair model is useful (beats the constant model) and fairer than the non-private one
     assert float(fair.group(2)) > 0.78 and float(fair.group(4)) < 0.05
     assert float(rows["LogisticRegression (non-private)"].group(4)) > 0.15

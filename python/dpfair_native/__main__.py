@@ -43,7 +43,8 @@ def main_job(seed=None) -> None:
         y_pred = model.predict(X_test)
         score = model.decision_function(X_test)
         eps, delta = model.privacy_spent_
-        privacy = "non-private" if not np.isfinite(eps) else f"(epsilon={eps:.3g}, delta={delta:.1e})"
+        relation = (model.privacy_spent_.relation or "").replace("_", "-")
+        privacy = "non-private" if not np.isfinite(eps) else f"(epsilon={eps:.3g}, delta={delta:.1e}, {relation})"
         rd = metrics.demographic_parity_difference(y_test, y_pred, sensitive_features=s_test)
         print(f"  {name:<44} accuracy {metrics.accuracy(y_test, y_pred):.4f}  "
               f"ROC-AUC {metrics.roc_auc(y_test, score):.4f}  "
