@@ -258,3 +258,15 @@ def test_dpm_paper_faithful_sets_the_claim_in_every_run(sbm):
     p = DPMatrixBaseline(10, epsilon=np.inf, paper_faithful=True, random_state=0).fit(sbm.adjacency)
     assert p.epsilon_claimed_ == np.inf and p.privacy_spent_ == (np.inf, 0.0)
     assert not hasattr(DPMatrixBaseline(10, epsilon=np.inf, random_state=0).fit(sbm.adjacency), "epsilon_claimed_")
+
+
+@pytest.mark.parametrize("make", [lambda **kw: DPNE(4, random_state=0, **kw),
+                                  lambda **kw: DPMatrixBaseline(4, random_state=0, **kw)])
+def test_a_refit_keeps_no_attribute_of_the_last_fit(make):
+    """A paper-faithful fit's epsilon_claimed_ must not survive a refit in library mode (it would claim a figure
+    that run never had)."""
+    graph = planted_partition(60, 2, mean_degree=6.0, ratio=4.0, sparse=False, random_state=0)
+    model = make(epsilon=1.0, paper_faithful=True).fit(graph.adjacency)
+    assert hasattr(model, "epsilon_claimed_")
+    model.set_params(paper_faithful=False).fit(graph.adjacency)
+    assert not hasattr(model, "epsilon_claimed_") and model.privacy_spent_.method == "basic"

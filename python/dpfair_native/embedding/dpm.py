@@ -105,6 +105,6 @@ class DPMatrixBaseline(EmbeddingBase):
             spent = PrivacySpent(eps, delta, "basic", "add_or_remove_one_edge")
         U, s, _ = truncated_svd(lambda X: M @ X, lambda X: M.T @ X, n, k, n_iter=int(self.n_iter), rng=rng)
         fitted.update(embedding_=U * s, privacy_spent_=spent, noise_scale_=scale)
-        for name, value in fitted.items():
-            setattr(self, name, value)
-        return self
+        from ..models._base import replace_fitted
+
+        return replace_fitted(self, fitted)  # a refit keeps nothing of the last one (e.g. epsilon_claimed_)

@@ -179,9 +179,9 @@ class DPNE(EmbeddingBase):
             fitted = self._fit_paper(op, k, eps, alpha, rng)
         else:
             fitted = self._fit_private(op, k, t, eps, delta, alpha, frac, rng)
-        for name, value in fitted.items():
-            setattr(self, name, value)
-        return self
+        from ..models._base import replace_fitted
+
+        return replace_fitted(self, fitted)  # a refit keeps nothing of the last one (e.g. epsilon_claimed_)
 
     def _noisy(self, Y, l1_like, l2, eps, delta, rng):
         """Y + noise calibrated to (ε, δ): Laplace-norm rows for sensitivity ``l1_like`` (Σ of row L2 changes),
