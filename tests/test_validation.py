@@ -125,3 +125,22 @@ def test_integer_group_codes_follow_the_declared_list(s_dtype):
     assert np.array_equal(codes, np.where(s.astype(int) == 1, 0, 1)) and codes.dtype == np.int64
     with pytest.raises(ValueError, match="not in the declared groups"):
         check_sensitive_features(s, 300, groups=[1, 5])
+
+
+def test_uint64_labels_and_groups_beyond_int64_keep_their_codes():
+    """The counting fast paths work on int64 offsets: uint64 values >= 2^63 take the sorting path (they raised
+    OverflowError in the group lookup and wrapped around in the label count)."""
+    for big in (np.array([2**63, 2**64 - 1], dtype=np.uint64), np.array([2**63, 2**63 + 1], dtype=np.uint64)):
+        _check_uint64_codes(big)
+
+
+def _check_uint64_codes(big):
+    from dpfair_native._validation import check_binary_labels, check_sensitive_features
+
+    v = big[np.random.default_rng(0).integers(0, 2, size=50)]
+    labels, codes = check_sensitive_features(v, 50, groups=big)
+    assert np.array_equal(codes, (v == big[1]).astype(np.int64))
+    labels, codes = check_sensitive_features(v, 50)
+    assert np.array_equal(labels, big) and np.array_equal(codes, (v == big[1]).astype(np.int64))
+    classes, y01 = check_binary_labels(v, 50)
+    assert np.array_equal(classes, big) and np.array_equal(y01, (v == big[1]).astype(np.float64))

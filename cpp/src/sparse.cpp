@@ -504,7 +504,7 @@ bool rows_in_domain(const CsrView<T, I>& X, std::ptrdiff_t begin, std::ptrdiff_t
 }  // namespace
 
 // Chunks of rows on up to n_threads threads, each with its own `hit` and `stored` (summed after the join): census
-// rows (8.2 M values) 18-21 ms on one thread.
+// rows (8.2 M values) 16.6-21 ms on one thread, 9-12 ms on two.
 template <class T, class I>
 bool csr_in_domain(const CsrView<T, I>& X, const double* lower, const double* upper, const std::int64_t* group_of,
                    std::ptrdiff_t n_groups, double l1_cap, double l2_cap, int n_threads) {

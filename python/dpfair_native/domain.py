@@ -332,7 +332,7 @@ class FeatureDomain(FunctionalSensitivity):
             ok &= np.sqrt(np.square(X).sum(axis=1)) <= self._l2_cap
         return ok
 
-    def contains_all(self, X, *, pair_sums=None) -> bool:
+    def contains_all(self, X, *, pair_sums=None, n_threads=None) -> bool:
         """True when every row of X lies in the domain; exact, and without copying X (X: 2-D float array, d columns).
 
         Bounds from the minima/maxima of X (one flat pass when every column has the same bounds); one-hot columns
@@ -340,10 +340,11 @@ class FeatureDomain(FunctionalSensitivity):
         Σ_i x_i x_iᵀ of this X, e.g. the Q a functional mechanism computes anyway — read from its within-group
         off-diagonal entries (a sum of non-negative 0/1 products is 0 iff every product is), else from row sums.
         Row norms against the caps. Use it to skip ``project`` on clean data. A scipy.sparse X is checked on its
-        stored values and row sums (never densified).
+        stored values and row sums (never densified). The native passes use up to ``n_threads`` threads (None:
+        every core).
         """
         if _is_sparse(X):
-            return self._contains_all_sparse(X, pair_sums)
+            return self._contains_all_sparse(X, pair_sums, n_threads)
         X = np.asarray(X)
         if X.ndim != 2 or X.shape[1] != self.d:
             raise ValueError(f"X must be 2-D with {self.d} columns (the domain's d), got shape {X.shape}")
@@ -354,7 +355,7 @@ class FeatureDomain(FunctionalSensitivity):
             if lo.min() == lo.max() and up.min() == up.max():  # one native pass (NumPy's min and max make two)
                 from . import kernels
 
-                inside = kernels.values_within(X, lo[0], up[0],
+                inside = kernels.values_within(X, lo[0], up[0], n_threads=n_threads or 0,
                                                backend="native" if kernels.native_available() else "numpy")
             else:
                 inside = np.all(X.min(axis=0) >= lo) and np.all(X.max(axis=0) <= up)
@@ -507,7 +508,7 @@ def _is_sparse(X) -> bool:
     return type(X).__module__.startswith("scipy.sparse") and hasattr(X, "tocsr")
 
 
-def _contains_all_sparse(self, X, pair_sums=None) -> bool:
+def _contains_all_sparse(self, X, pair_sums=None, n_threads=None) -> bool:
     """contains_all for a scipy.sparse X: the implicit zeros count as values (they must lie in every bound). One
     pass over the stored values by the native kernel when the extension is built, else its NumPy twin."""
     from . import kernels  # lazily: kernels imports modules that import this one
@@ -517,7 +518,7 @@ def _contains_all_sparse(self, X, pair_sums=None) -> bool:
         raise ValueError(f"X must be 2-D with {self.d} columns (the domain's d), got shape {X.shape}")
     backend = "native" if kernels.native_available() else "numpy"
     return kernels.csr_in_domain(X, self._lower, self._upper, [list(g) for g in self._groups], self._l1_cap,
-                                 self._l2_cap, pair_sums=pair_sums, backend=backend)
+                                 self._l2_cap, pair_sums=pair_sums, n_threads=n_threads, backend=backend)
 
 
 def _project_sparse(self, X, policy: str):

@@ -112,7 +112,7 @@ LogisticNewtonResult logistic_newton_csr(const CsrView<T, I>& X, const double* y
 // most one non-zero per group and row; sum_j |x_ij| <= l1_cap and sqrt(sum_j x_ij^2) <= l2_cap (+inf: no cap),
 // the sums taken in the row's stored order. NaN fails every test. Throws std::invalid_argument on a malformed X
 // (offsets or column indices out of range) only; stops soon after the first row outside the domain. Rows are split
-// into chunks on up to n_threads threads (0: the hardware's), at least 2^19 stored values each.
+// into chunks on up to n_threads threads (0: the hardware's), at least 2^19 stored values plus rows each.
 template <class T, class I>
 bool csr_in_domain(const CsrView<T, I>& X, const double* lower, const double* upper, const std::int64_t* group_of,
                    std::ptrdiff_t n_groups, double l1_cap, double l2_cap, int n_threads);

@@ -13,7 +13,7 @@ namespace dpfair {
 // Lower-triangle entries of L updated per block of its rows: 2^19 doubles (4 MiB) stay in the last-level cache.
 // Each block costs every row another visit with its own short, mispredicted loops, and a scattered update costs
 // about the same in L1, L2 or L3, so the block only needs to keep L out of DRAM. Measured (session 15, one thread,
-// min of 5): census-style rows (d = 509 in the one-hot basis, one block) 78-79 ms against 93-99 ms with the old
+// min of 5): census-style rows (d = 509 in the one-hot basis, one block) 78-79 ms against 92.6-99.6 ms with the old
 // 2^15 (L2-sized) blocks; 100,000 random rows of 34 non-zeros, d = 2,000: 105-107 against 272-277 ms (unblocked
 // 150-180 ms); d = 8,000: 713-743 against 1,582-1,706 ms (unblocked 822-874 ms; 2^18-2^21 within the noise).
 constexpr std::ptrdiff_t kPairBlockEntries = 524288;

@@ -65,8 +65,9 @@ class PrivacySpent(tuple):
 
     And ``relation``, the neighbouring relation the guarantee is for (one of ``NEIGHBOURING_RELATIONS``:
     "add_or_remove_one", "replace_one", "add_or_remove_one_edge"; a ``NeighbouringRelation`` member is taken by
-    its value), None with method "none" (no guarantee). The same (ε, δ) means different things under different
-    relations: an add/remove-one (ε, δ) guarantee gives replace-one only through group privacy, at
+    its value); None with method "none" (no guarantee), or where it was not recorded (an object pickled before
+    the attribute existed). Every estimator of the library sets it. The same (ε, δ) means different things under
+    different relations: an add/remove-one (ε, δ) guarantee gives replace-one only through group privacy, at
     (2ε, (1 + e^ε)δ).
     """
 
@@ -76,9 +77,6 @@ class PrivacySpent(tuple):
         relation = getattr(relation, "value", relation)  # a NeighbouringRelation member
         if relation is not None and relation not in NEIGHBOURING_RELATIONS:
             raise ValueError(f"relation must be one of {NEIGHBOURING_RELATIONS} or None, got {relation!r}")
-        if relation is None and self.method != "none":
-            raise ValueError(f"a guarantee (method {self.method!r}) needs its neighbouring relation, one of "
-                             f"{NEIGHBOURING_RELATIONS}")
         self.relation = relation
         return self
 

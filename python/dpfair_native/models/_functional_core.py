@@ -288,7 +288,8 @@ def taylor_terms_in_domain(domain, policy: str, X, a, c, **kwargs):
     contains_all = getattr(domain, "contains_all", None)
     if contains_all is not None and float(c) > 0:
         b, Q, gsums, gcounts = taylor_terms(X, a, c, **kwargs)
-        if contains_all(X, pair_sums=Q[:d0, :d0]):
+        threads = {} if kwargs.get("n_threads") is None else {"n_threads": kwargs["n_threads"]}
+        if contains_all(X, pair_sums=Q[:d0, :d0], **threads):
             return b, Q, gsums, gcounts
     Xp, _ = domain.project(X, policy=policy)
     return taylor_terms((Xp if kernels.is_sparse(Xp) else np.asarray(Xp)), a, c, **kwargs)
@@ -393,7 +394,8 @@ def _shrink_to_independence(Q: np.ndarray, noise_std: np.ndarray, pos: np.ndarra
     D = Q[:d0, :d0] - P
     cross = noise_std[2 * d :]  # the packed cross coefficients 2·Q_jk, j < k
     if cross.size and np.all(cross == cross[0]):  # one noise scale on every cross entry (the usual release)
-        var = float(0.5 * cross[0]) ** 2
+        half = 0.5 * float(cross[0])
+        var = half * half  # as np.square does (Python's ** 2 goes through pow, an ulp off at times)
         with np.errstate(divide="ignore", invalid="ignore"):
             lam = np.maximum(0.0, 1.0 - var / np.square(D)) if var > 0 else np.ones_like(D)
     else:
