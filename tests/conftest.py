@@ -3,11 +3,13 @@
 - ``@pytest.mark.native`` (or ``pytestmark = pytest.mark.native``): the test needs the compiled extension; it is
   *skipped with a reason* when the extension is not built (never silently dropped), so a missing build shows in
   the summary.
+- ``overflow_rows`` fixture: rows whose scores overflow (the clipping-hardening tests of the DP-SGD kernels).
 - ``backend`` fixture: every test that takes it runs once per backend, ``"numpy"`` (the reference twin) and
   ``"native"`` (marked ``native``, so skipped without a build). A test that needs a different set parametrizes
   ``backend`` itself (direct parametrization overrides the fixture).
 """
 
+import numpy as np
 import pytest
 
 from dpfair_native import kernels
@@ -30,3 +32,13 @@ def pytest_collection_modifyitems(config, items):
 def backend(request):
     """ "numpy" or "native" (the latter skipped when the extension is not built)."""
     return request.param
+
+
+@pytest.fixture
+def overflow_rows():
+    """Row 0's products with [1e300, −1e300, 0, …] are +inf and −inf (weights of a run far into divergence); the
+    native dense loops sum them in separate lanes, so its score is inf − inf = NaN (a sequential fused
+    multiply-add, as in the CSR loops and BLAS, keeps ±inf instead). Rows 1 and 2 have finite scores."""
+    X = np.zeros((3, 8))
+    X[:, :2] = [[1e10, 1e10], [1.0, 0.5], [0.2, 0.1]]
+    return X

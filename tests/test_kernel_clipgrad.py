@@ -195,22 +195,13 @@ def test_property_matches_reference(batch):
     assert_matches_reference(X, y, w, bias, rows, groups, clip, threshold, l2, n_threads=threads)
 
 
-def _overflow_rows():
-    """Row 0's products with [1e300, −1e300, 0, …] are +inf and −inf (weights of a run far into divergence); the
-    native dense loops sum them in separate lanes, so its score is inf − inf = NaN (a sequential fused
-    multiply-add, as in the CSR loops and BLAS, keeps ±inf instead). Rows 1 and 2 have finite scores."""
-    X = np.zeros((3, 8))
-    X[:, :2] = [[1e10, 1e10], [1.0, 0.5], [0.2, 0.1]]
-    return X
-
-
 @pytest.mark.parametrize("backend", ["numpy", "native"])
 @pytest.mark.parametrize("layout", ["C64", "F64", "csr"])
-def test_nan_gradient_norm_is_not_summed_unclipped(backend, layout):
+def test_nan_gradient_norm_is_not_summed_unclipped(backend, layout, overflow_rows):
     """Row 0's products are +inf and −inf, so natively its score is NaN (the NumPy twin's BLAS product may give
     ±inf, a finite residual it clips); NaN > clip is False, so its gradient used to be summed unclipped (review
     15). Its contribution must have norm <= clip (natively it is left out; it is still counted)."""
-    X = _overflow_rows()
+    X = overflow_rows.copy()
     if layout == "F64":
         X = np.asfortranarray(X)
     elif layout == "csr":

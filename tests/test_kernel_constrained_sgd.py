@@ -168,21 +168,12 @@ def test_packed_rows_must_match_the_call():
                                        packed=kernels.pack_csr_rows(bad, y, groups=groups, n_groups=3))
 
 
-def _overflow_rows():
-    """Row 0's products with [1e300, −1e300, 0, …] are +inf and −inf (weights of a run far into divergence); the
-    native dense loops sum them in separate lanes, so its score is inf − inf = NaN (a sequential fused
-    multiply-add, as in the CSR loops and BLAS, keeps ±inf instead). Rows 1 and 2 have finite scores."""
-    X = np.zeros((3, 8))
-    X[:, :2] = [[1e10, 1e10], [1.0, 0.5], [0.2, 0.1]]
-    return X
-
-
 @pytest.mark.parametrize("backend", ["numpy", pytest.param("native", marks=native)])
 @pytest.mark.parametrize("layout", ["dense", "csr"])
-def test_nan_coefficient_is_not_summed_unclipped(backend, layout):
+def test_nan_coefficient_is_not_summed_unclipped(backend, layout, overflow_rows):
     """A NaN coefficient fails `norm > C`, so it used to enter the sum unclipped (review 15): row 0 must move the
     step by at most lr·C/b (natively it contributes 0; the NumPy twin's BLAS score is ±inf, a residual it clips)."""
-    X = _overflow_rows()
+    X = overflow_rows.copy()
     if layout == "csr":
         X = pytest.importorskip("scipy.sparse").csr_matrix(X)
     y, zeros = np.array([1.0, 0.0, 1.0]), np.zeros(3, dtype=np.int64)

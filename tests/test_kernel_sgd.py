@@ -210,23 +210,14 @@ def test_reference_twin_is_the_kernel_numpy_path():
     np.testing.assert_array_equal(a[0], b[0])
 
 
-def _overflow_rows():
-    """Row 0's products with [1e300, −1e300, 0, …] are +inf and −inf (weights of a run far into divergence); the
-    native dense loops sum them in separate lanes, so its score is inf − inf = NaN (a sequential fused
-    multiply-add, as in the CSR loops and BLAS, keeps ±inf instead). Rows 1 and 2 have finite scores."""
-    X = np.zeros((3, 8))
-    X[:, :2] = [[1e10, 1e10], [1.0, 0.5], [0.2, 0.1]]
-    return X
-
-
 @pytest.mark.parametrize("backend", ["numpy", pytest.param("native", marks=native)])
 @pytest.mark.parametrize("layout", ["C64", "F64", "csr"])
-def test_nan_residual_is_not_summed_unclipped(backend, layout):
+def test_nan_residual_is_not_summed_unclipped(backend, layout, overflow_rows):
     """Row 0's products are +inf and −inf (weights far into divergence), so natively its score is NaN (the NumPy
     twin's BLAS product may give ±inf, a finite residual it clips). A NaN residual fails `norm > C`, so it used to
     enter the sum unclipped (review 15); it must move the step by at most lr·C/b on every path (C64: the fused
     loop, F64: clip_group_gradients, csr: the packed rows)."""
-    X = _overflow_rows()
+    X = overflow_rows.copy()
     if layout == "F64":
         X = np.asfortranarray(X)
     elif layout == "csr":
