@@ -326,3 +326,25 @@ def test_float32_rows_just_over_a_norm_cap_are_outside_the_domain():
         P64 = np.asarray(P, dtype=np.float64)
         assert changed == 1 and dom.contains_all(P)
         assert (np.abs(P64).sum() if dom is l1 else np.sqrt((P64**2).sum())) <= (2.0 if dom is l1 else 1.0)
+
+
+@pytest.mark.parametrize("name", ["FunctionalMechanismLR", "PDFC", "FairFunctionalMechanismLR"])
+def test_the_assumed_domain_warning_names_the_callers_line(name):
+    """It points at the user's call of fit whatever path led there (PDFC's _fit_rows override added a frame, so
+    its warning named a line inside the package)."""
+    import warnings
+
+    from dpfair_native import models
+    from dpfair_native.domain import AssumedDomainWarning
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(300, 3))
+    y = (X[:, 0] > 0.5).astype(int)
+    s = (rng.uniform(size=300) < 0.4).astype(int)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        params = {"FunctionalMechanismLR": {}, "PDFC": {"declared_groups": [0, 1]}}.get(
+            name, {"epsilon": 1.0, "declared_groups": [0, 1]})
+        getattr(models, name)(random_state=0, **params).fit(X, y, sensitive_features=s)
+    [w] = [w for w in caught if issubclass(w.category, AssumedDomainWarning)]
+    assert w.filename == __file__

@@ -87,6 +87,16 @@ def replace_fitted(est, fitted: Dict[str, Any]):
     return est
 
 
+def user_stacklevel() -> int:
+    """The ``stacklevel`` that makes ``warnings.warn``, called in the function that calls this one, name the first
+    frame outside this package (the user's call of ``fit``, whatever path led there: a subclass override, the Dask
+    fit)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_globals.get("__name__", "").partition(".")[0] == __name__.partition(".")[0]:
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 def warn_if_groups_read_from_data(est, group_labels, stacklevel: int = 3) -> None:
     """PrivacyLeakWarning when a private fit takes its group labels from the data (no ``declared_groups``): which
     groups occur, and how many, is then released without protection (``groups_``, and every per-group quantity's

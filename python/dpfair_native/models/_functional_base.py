@@ -18,7 +18,7 @@ import numpy as np
 from .._validation import BACKEND, NON_NEGATIVE, POSITIVE_INT, Interval, StrOptions
 from ..accountants import BudgetAccountant, PrivacySpent
 from ..domain import AssumedDomainWarning, FeatureDomain
-from ._base import DPClassifierBase
+from ._base import DPClassifierBase, user_stacklevel
 from ._functional_core import (
     FunctionalRelease,
     NoiseBlock,
@@ -513,7 +513,7 @@ class FunctionalBase(DPClassifierBase):
                 f"{type(self).__name__}: no domain declared (domain=None, and {why}), so every feature is assumed to "
                 "lie in [0, 1] and values outside it are projected into it; pass domain=FeatureDomain(...) with your "
                 f"public bounds, {fix}",
-                AssumedDomainWarning, stacklevel=5,  # the caller of fit (through _fit_selected)
+                AssumedDomainWarning, stacklevel=user_stacklevel(),
             )
         plan = self._plan(ctx, rng)
         if selection is not None and selection.epsilon > 0:  # 0: only public (required) columns were kept
