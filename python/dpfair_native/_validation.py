@@ -305,11 +305,17 @@ def _check_finite_magnitude(values: np.ndarray, name: str) -> None:
                          f"({values.dtype}: norms, clipping): rescale or clip X first")
 
 
+def _countable(lo: int, hi: int, size: int) -> bool:
+    """Integers in [lo, hi] are counted (a table of hi − lo + 1 int64 offsets) rather than sorted: a range small
+    against ``size`` and within int64."""
+    return hi - lo <= 4 * size and -(2**62) < lo and hi < 2**62
+
+
 def _distinct_values(v: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     """np.unique(v, return_inverse=True); for integer/bool v with a small range by counting (no sort)."""
     if v.dtype.kind in "biu" and v.size:
         lo, hi = int(v.min()), int(v.max())
-        if hi - lo <= 4 * v.size and -(2**62) < lo and hi < 2**62:  # the offsets are int64
+        if _countable(lo, hi, v.size):
             offsets = v.astype(np.int64) - lo
             present = np.flatnonzero(np.bincount(offsets, minlength=hi - lo + 1))
             codes = np.empty(hi - lo + 1, dtype=np.int64)
@@ -409,7 +415,7 @@ def check_sensitive_features(sensitive_features, n: int, *, groups=None) -> Tupl
     if s.dtype.kind in "biu" and labels.dtype.kind in "biu" and s.size:  # integer codes: a lookup table, no sort
         lo = min(int(s.min()), int(labels.min()))
         hi = max(int(s.max()), int(labels.max()))
-        if hi - lo <= 4 * s.size and -(2**62) < lo and hi < 2**62:  # int64 offsets (uint64 labels may not fit)
+        if _countable(lo, hi, s.size):
             table = np.full(hi - lo + 1, -1, dtype=np.int64)
             table[labels.astype(np.int64) - lo] = np.arange(labels.shape[0])
             codes = table[s.astype(np.int64) - lo]

@@ -393,15 +393,12 @@ def _shrink_to_independence(Q: np.ndarray, noise_std: np.ndarray, pos: np.ndarra
     P = Q[d0, d0] * np.outer(m, m)
     D = Q[:d0, :d0] - P
     cross = noise_std[2 * d :]  # the packed cross coefficients 2·Q_jk, j < k
-    if cross.size and np.all(cross == cross[0]):  # one noise scale on every cross entry (the usual release)
-        half = 0.5 * float(cross[0])
-        var = half * half  # as np.square does (Python's ** 2 goes through pow, an ulp off at times)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            lam = np.maximum(0.0, 1.0 - var / np.square(D)) if var > 0 else np.ones_like(D)
+    if cross.size and np.all(cross == cross[0]):  # one noise scale on every cross entry: no d²-entry gather
+        var = np.square(0.5 * cross[0])
     else:
         var = np.square(0.5 * noise_std[pos[:d0, :d0]])
-        with np.errstate(divide="ignore", invalid="ignore"):
-            lam = np.where(var > 0, np.maximum(0.0, 1.0 - var / np.square(D)), 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lam = np.where(var > 0, np.maximum(0.0, 1.0 - var / np.square(D)), 1.0)
     lam = np.nan_to_num(lam, nan=0.0)
     shrunk = P + lam * D
     keep = np.eye(d0, dtype=bool)
