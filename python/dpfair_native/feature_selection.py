@@ -105,7 +105,12 @@ def relevance_scores(X, y, domain, q: float, *, policy: str = "clip") -> np.ndar
                 raise ValueError("X has values outside the declared domain; use policy='clip' or widen the domain")
             raw += np.clip(block, lo, hi).T @ r[start : start + _CHUNK]
         raw -= mid * r.sum()
-    out = np.zeros(d)
+    return _per_width(raw, width)
+
+
+def _per_width(raw: np.ndarray, width: np.ndarray) -> np.ndarray:
+    """|raw_j| / w_j, 0 where the column's box has width 0."""
+    out = np.zeros(raw.shape[0])
     pos = width > 0
     out[pos] = np.abs(raw[pos]) / width[pos]
     return out
@@ -214,13 +219,9 @@ def select_features_from_sums(n: int, d: int, sums, domain, k: int, epsilon: flo
     lo, hi = _box(domain, d)
     positives, label_sums, sums_c = sums()
     width = hi - lo
-    pos = width > 0
 
     def utilities(q):
-        raw = np.asarray(label_sums, dtype=np.float64) - q * np.asarray(sums_c, dtype=np.float64)
-        out = np.zeros(d)
-        out[pos] = np.abs(raw[pos]) / width[pos]
-        return out
+        return _per_width(np.asarray(label_sums, dtype=np.float64) - q * np.asarray(sums_c, dtype=np.float64), width)
 
     return _release(n, d, epsilon, rounds, rng, required, positives, utilities)
 
