@@ -229,7 +229,7 @@ def _selection_block(X, y, classes, domain, policy, row_offset=0):
     """One partition's sums for the private feature selection (``feature_selection.select_features_from_sums``):
     (Σ y_i, Σ c_i·y_i, Σ c_i) with c_i = x_i clipped to the domain's box minus the box's midpoint, after the
     in-memory fit's checks of X (finite values; policy "raise": the domain's own error, naming the row of X)."""
-    from .feature_selection import _CHUNK
+    from .feature_selection import _CHUNK, _box
 
     X = np.asarray(X)
     _check_finite_block(X)
@@ -239,8 +239,7 @@ def _selection_block(X, y, classes, domain, policy, row_offset=0):
         except ValueError as exc:
             raise _in_rows_of_X(exc, row_offset) from None
     y01 = _y01_block(y, classes)
-    lo = np.asarray(domain.lower, dtype=np.float64)
-    hi = np.asarray(domain.upper, dtype=np.float64)
+    lo, hi = _box(domain, X.shape[1])
     mid = 0.5 * (lo + hi)
     label_sums, sums = np.zeros(X.shape[1]), np.zeros(X.shape[1])
     for start in range(0, X.shape[0], _CHUNK):  # bounds the clipped copy, as relevance_scores does
