@@ -181,3 +181,16 @@ def test_noisy_rates_are_the_loops_rates_in_zero_one():
         assert np.all((m.noisy_rates_ >= 0) & (m.noisy_rates_ <= 1)), m.noisy_rates_
         clamped += int(np.sum((m.noisy_rates_ == 0) | (m.noisy_rates_ == 1)))
     assert clamped > 0  # the noise is large enough that the clamps matter
+
+
+@pytest.mark.parametrize("backend", ["native", "numpy"])
+def test_divergence_raises_training_diverged_error(backend):
+    """|1 − lr·l2| = 999 per step: the weights overflow mid-fit, where the next epoch's call used to refuse them as
+    bad input ("params contains NaN"); the private search catches exactly this error (tests/test_tuning.py)."""
+    from dpfair_native.models import TrainingDivergedError
+
+    X, y, s = _data(800)
+    with np.errstate(all="ignore"), pytest.raises(TrainingDivergedError, match="training diverged"):
+        ConstrainedDPSGDClassifier(target_epsilon=1.0, learning_rate=1000.0, l2=1.0, sample_rate=0.1, epochs=12,
+                                   declared_groups=[0, 1], random_state=0, backend=backend).fit(
+            X, y, sensitive_features=s)

@@ -46,6 +46,9 @@ class TrainingDivergedError(ValueError):
     private hyper-parameter search catches it and scores the run as failed instead of aborting the search.
     """
 
+    def __init__(self, message: str = "training diverged (non-finite weights); lower learning_rate or clip_norm"):
+        super().__init__(message)
+
 
 _NOT_FITTED_CLASSES: Dict[type, type] = {}
 

@@ -334,6 +334,7 @@ class ConstrainedDPSGDClassifier(_DPSGDBase):
         # a CSR X is packed once for all epochs (else each epoch's call would check and pack it again)
         packed = kernels.pack_csr_rows(X, y, groups=groups, n_groups=K, backend=self.backend) \
             if kernels.is_sparse(X) else None
+        diverged = False
         for rows, offsets, grad_noise, hist_noise in prefetched(draws, epochs):
             state = kernels.constrained_sgd_epochs(
                 X, y, groups, events, active, rows, offsets, rates, grad_noise, hist_noise, state,
@@ -341,13 +342,12 @@ class ConstrainedDPSGDClassifier(_DPSGDBase):
                 dual_learning_rate=dual_lr, bound=bound, temperature=tau, ema=ema, avg_start=avg_start,
                 backend=self.backend, center=center, packed=packed,
             )
-            if not (np.all(np.isfinite(state.params)) and np.all(np.isfinite(state.avg))):
+            diverged = not (np.all(np.isfinite(state.params)) and np.all(np.isfinite(state.avg)))
+            if diverged:
                 break  # the next epoch's call would refuse the state as bad input
+        if diverged:  # the iterate, or the average of the iterates: a zero average before avg_start is no model
+            raise TrainingDivergedError()
         params = state.avg
-        if not np.all(np.isfinite(state.params)):
-            params = state.params
-        if not np.all(np.isfinite(params)):
-            raise TrainingDivergedError("training diverged (non-finite weights); lower learning_rate or clip_norm")
 
         sigma_eff = self._effective_sigma(sigma_g, sigma_h) if sigma_g > 0 else 0.0
         spent = dpsgd_privacy_spent(q, sigma_eff, steps, float(self.delta), record_count_noise,

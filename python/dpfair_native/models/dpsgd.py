@@ -485,7 +485,7 @@ class _DPSGDBase(DPClassifierBase):
             if not np.all(np.isfinite(params)):
                 break  # the next epoch's call would refuse the weights as bad input
         if not np.all(np.isfinite(params)):
-            raise TrainingDivergedError("training diverged (non-finite weights); lower learning_rate or clip_norm")
+            raise TrainingDivergedError()
 
         sigma_eff = self._effective_sigma(sigma, sigma_count) if sigma > 0 else 0.0
         spent = dpsgd_privacy_spent(q, sigma_eff, steps, delta, record_count_noise, secure=keys is not None,

@@ -443,13 +443,12 @@ class FairDPClassifier(DPClassifierBase):
             )
             bounds.append(step_bounds)
             if not np.all(np.isfinite(theta)):
-                raise TrainingDivergedError("training diverged (non-finite weights); lower learning_rate or "
-                                            "clip_norm")
+                raise TrainingDivergedError()
         step_bounds = np.concatenate(bounds, axis=0)
         members = _dp_mc_members(X, y, theta, rows[offsets[run] : offsets[run + 1]], N, eta, weights, common,
                                  keys, rng)
         if not np.all(np.isfinite(members)):
-            raise TrainingDivergedError("training diverged (non-finite weights); lower learning_rate or clip_norm")
+            raise TrainingDivergedError()
 
         w_norm = float(np.linalg.norm(theta[:d]))
         w_clipped = min(w_norm, M)  # what step T used (the loop clips w on entry)
