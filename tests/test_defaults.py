@@ -10,8 +10,12 @@ proxy matters. Shapes span n 2,000–300,000, d 5–500 and positive rates 5–5
 the same kind (``LogisticRegression``; ``FairLogisticRegression`` for the estimators that trade accuracy for
 demographic parity or equal opportunity, because their target forbids part of what the proxy offers).
 
-Where a default does not work yet, the pair is listed in ``KNOWN_FAILURES`` with the reason and runs as a strict
-xfail: it fails the suite the day it starts to pass, so the list cannot go stale.
+"Reduce the disparity": on every shape, disparity ≤ max(¾·(the counterpart's disparity), 0.02): a quarter less
+than the unconstrained model, or within two points of parity where that model is already near it.
+
+Where a default does not work yet, the pair is listed in ``KNOWN_FAILURES`` (accuracy) or
+``KNOWN_FAIRNESS_FAILURES`` with the reason and runs as a strict xfail: it fails the suite the day it starts to
+pass, so the lists cannot go stale.
 """
 
 import warnings
@@ -19,7 +23,7 @@ import warnings
 import numpy as np
 import pytest
 
-from dpfair_native import models
+from dpfair_native import metrics, models
 
 SHAPES = {
     "n2k-d5-pos50": (2_000, 5, 0.5),
@@ -80,6 +84,24 @@ KNOWN_FAILURES = {
     ("ExponentialMechanismFairLearner", "n20k-d500-pos20"): EXP_CANDIDATES,
     ("FairDPClassifier", "n20k-d500-pos20"): FAIRDP_IMBALANCE,
 }
+FAIRDP_GAP = ("giving each group's model an equal weight in the aggregate does not narrow the gap between the "
+              "groups' accuracies on this generator: 0.073 / 0.102 / 0.058 / 0.226 against DP-SGD's 0.050 / 0.067 / "
+              "0.057 / 0.107 (shapes pos5 / d200 / n300k / d500). The method's lever, the weight bound M, shrinks the "
+              "scores toward the bias: demographic parity falls, accuracy falls and the accuracy gap grows (held-out "
+              "draw, seed 11: M = 5 gave gaps 0.10-0.28 against DP-SGD's 0.00-0.10; M <= 3 the majority class on 3-4 "
+              "of the 5 shapes), so no default M fixes it; choose M on validation data or with dpfair_native.tuning")
+NAIVE_COST = ("naive reweighting multiplies the smaller group's clipped gradients by about 1.4 and the noise with "
+              "them (σ·C0·max_k θ_k); where DP-SGD's drops from the non-private model are already nearly equal (gap "
+              "0.012 / 0.013 / 0.021 at n2k / d200 / d500) the extra noise falls unevenly: 0.057 / 0.021 / 0.045")
+KNOWN_FAIRNESS_FAILURES = {
+    **{("FairDPClassifier", shape): FAIRDP_GAP for shape in ("n20k-d20-pos5", "n20k-d200-pos30", "n300k-d10-pos15",
+                                                             "n20k-d500-pos20")},
+    **{("NaiveReweightedDPSGDClassifier", shape): NAIVE_COST for shape in ("n2k-d5-pos50", "n20k-d200-pos30",
+                                                                           "n20k-d500-pos20")},
+    ("DPSGDFClassifier", "n20k-d500-pos20"): "the noise σ₂·max_k C_k, 2.8 times DP-SGD's (see the accuracy reason), "
+                                             "raises both groups' drops from the non-private model, unevenly: 0.067 "
+                                             "and 0.120 against DP-SGD's 0.016 and 0.036 (gap 0.054 against 0.021)",
+}
 
 # estimator -> (the disparity it targets, its unconstrained counterpart)
 FAIRNESS_TARGETS = {
@@ -92,9 +114,12 @@ FAIRNESS_TARGETS = {
     "ConstrainedDPSGDClassifier": ("demographic_parity", "DPSGDClassifier"),
     "FairDPClassifier": ("accuracy_gap", "DPSGDClassifier"),
     "ExponentialMechanismFairLearner": ("equal_opportunity", "LogisticRegression"),
+    # thesis ch. 9: equal costs of privacy, the gap between the groups' accuracy drops from the non-private model
+    "DPSGDFClassifier": ("cost_of_privacy", "DPSGDClassifier"),
+    "NaiveReweightedDPSGDClassifier": ("cost_of_privacy", "DPSGDClassifier"),
 }
-ACCURACY_PARITY = ("DPSGDFClassifier", "NaiveReweightedDPSGDClassifier")  # reference: LogisticRegression
-ESTIMATORS = ["LogisticRegression", "FunctionalMechanismLR", "DPSGDClassifier", *FAIRNESS_TARGETS, *ACCURACY_PARITY]
+ESTIMATORS = ["LogisticRegression", "FunctionalMechanismLR", "DPSGDClassifier", *FAIRNESS_TARGETS]
+NEAR_PARITY = 0.02
 # required parameters without a default: a public bound the user must declare (DP needs it; no safe default exists)
 REQUIRED = {"ExponentialMechanismFairLearner": {"min_group_positives": 1}}
 
@@ -112,7 +137,10 @@ def _synthetic(n, d, positive_rate, seed=0):
     return (X[:n], y[:n], s[:n]), (X[n:], y[n:], s[n:])
 
 
-def disparity(kind, pred, y, s):
+def disparity(kind, pred, y, s, nonprivate_pred=None):
+    """|rate(s = 0) − rate(s = 1)|; "cost_of_privacy" needs the non-private model's ``nonprivate_pred``."""
+    if kind == "cost_of_privacy":
+        return metrics.cost_of_privacy(y, pred, nonprivate_pred, sensitive_features=s).gap
     groups = (s == 0, s == 1)
     if kind == "demographic_parity":
         rates = [pred[g].mean() for g in groups]
@@ -142,16 +170,16 @@ def _fit(name, shape_id):
     return _FITS[key]
 
 
-def _cases():
-    for name in ESTIMATORS:
+def _cases(names, known_failures):
+    for name in names:
         for shape_id in SHAPES:
             marks = [pytest.mark.slow] if SHAPES[shape_id][0] * SHAPES[shape_id][1] > 1e6 else []
-            if (name, shape_id) in KNOWN_FAILURES:
-                marks.append(pytest.mark.xfail(strict=True, reason=KNOWN_FAILURES[(name, shape_id)]))
+            if (name, shape_id) in known_failures:
+                marks.append(pytest.mark.xfail(strict=True, reason=known_failures[(name, shape_id)]))
             yield pytest.param(name, shape_id, marks=marks, id=f"{name}-{shape_id}")
 
 
-@pytest.mark.parametrize(("name", "shape_id"), list(_cases()))
+@pytest.mark.parametrize(("name", "shape_id"), list(_cases(ESTIMATORS, KNOWN_FAILURES)))
 def test_defaults_beat_the_majority_class_by_a_clear_margin(name, shape_id):
     pred, y, _ = _fit(name, shape_id)
     majority = max(y.mean(), 1 - y.mean())
@@ -167,10 +195,11 @@ def test_defaults_beat_the_majority_class_by_a_clear_margin(name, shape_id):
     assert accuracy >= majority + 0.5 * (reference - majority), (accuracy, majority, reference)
 
 
-@pytest.mark.parametrize("name", list(FAIRNESS_TARGETS))
-def test_fairness_aware_defaults_reduce_the_disparity_they_target(name):
-    """On the balanced shape with a strong proxy of s, where the unconstrained models are far from parity."""
+@pytest.mark.parametrize(("name", "shape_id"), list(_cases(FAIRNESS_TARGETS, KNOWN_FAIRNESS_FAILURES)))
+def test_fairness_aware_defaults_reduce_the_disparity_they_target(name, shape_id):
     kind, counterpart = FAIRNESS_TARGETS[name]
-    pred, y, s = _fit(name, "n2k-d5-pos50")
-    base_pred, _, _ = _fit(counterpart, "n2k-d5-pos50")
-    assert disparity(kind, pred, y, s) <= 0.75 * disparity(kind, base_pred, y, s)
+    pred, y, s = _fit(name, shape_id)
+    base_pred, _, _ = _fit(counterpart, shape_id)
+    nonprivate_pred = _fit("LogisticRegression", shape_id)[0] if kind == "cost_of_privacy" else None
+    ours, theirs = (disparity(kind, p, y, s, nonprivate_pred) for p in (pred, base_pred))
+    assert ours <= max(0.75 * theirs, NEAR_PARITY), (ours, theirs)
