@@ -77,6 +77,22 @@ def test_constrained_loop_with_a_center_equals_the_loop_on_shifted_rows(layout, 
     assert n == X.shape[0]
 
 
+@pytest.mark.parametrize("layout", ["dense", "csr"])
+@pytest.mark.parametrize("backend", ["native", "numpy"])
+def test_a_row_next_to_a_large_center_stays_clipped(layout, backend):
+    """On CSR rows ‖x − μ‖² = ‖x‖² − 2xᵀμ + ‖μ‖² cancels when x ≈ μ; a rounded-down norm would release the
+    unclipped gradient (here 0.5·√65 ≈ 4.03 against the bound 1). One step, σ = 0, b = 1: the release is the clipped
+    gradient itself. Subtracting (Σ c_i)·μ from Σ c_i·x_i rounds at ε_mach·|μ| ≈ 2e-7 on every path, hence the
+    tolerance."""
+    mu = np.array([1e9, 1e9, 0.0])
+    X = np.array([[1e9 + 8.0, 1e9, 0.0]])
+    Xl = X if layout == "dense" else sp.csr_matrix(X)
+    out, _ = kernels.dpsgd_epochs(Xl, np.zeros(1), np.zeros(4), np.arange(1), np.array([0, 1]), np.ones(1),
+                                  np.zeros((1, 4)), clip=1.0, noise_multiplier=0.0, expected_batch_size=1.0,
+                                  center=mu, backend=backend)
+    assert 0.0 < np.linalg.norm(out) <= 1.0 + 1e-6
+
+
 @pytest.mark.parametrize("bad", [np.zeros(5), np.array([0, 0, 0, np.nan, 0, 0])])
 def test_a_bad_center_is_refused(bad):
     X, y, g, _, rows, offsets, lr, noise, _ = _problem()

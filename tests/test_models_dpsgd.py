@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from dpfair_native.accountants import dpsgd_epsilon
+from dpfair_native.accountants import DEFAULT_RDP_ORDERS, dpsgd_epsilon, rdp_to_epsilon
 from dpfair_native.models import dpsgd as dpsgd_module
 from dpfair_native.models.dpsgd import (
     RECORD_COUNT_NOISE,
@@ -14,6 +14,7 @@ from dpfair_native.models.dpsgd import (
     NaiveReweightedDPSGDClassifier,
     calibrate_dpsgd_noise,
     dpsgd_privacy_spent,
+    dpsgd_rdp,
     poisson_batches,
 )
 
@@ -24,6 +25,24 @@ def _data(n=600, d=5, seed=0):
     s = (rng.uniform(size=n) < 0.3).astype(np.int64)
     y = (X @ rng.normal(size=d) + 0.8 * s + 0.3 * rng.normal(size=n) > 0.2).astype(np.int64)
     return X, y, s
+
+
+@pytest.mark.parametrize(("target", "n"), [(1.0, 2_000), (4.0, 400), (4.0, 2_000)])
+def test_parameters_chosen_from_the_noisy_count_cost_at_most_a_tenth_of_a_percent(target, n):
+    """The module docstring's filter bound: q, T, σ_μ and σ are functions of ñ; the supremum over ñ in n ± 6σ_n of
+    the RDP curves a fit would charge (record count, centre, T steps), converted at δ minus the mass of ñ outside
+    that window, stays within 0.1 % of the ε reported at any single ñ."""
+    delta, orders = 1e-5, np.asarray(DEFAULT_RDP_ORDERS)
+    est = DPSGDClassifier(target_epsilon=target, delta=delta, accountant_method="rdp")
+    envelope = np.zeros_like(orders)
+    for n_estimate in np.linspace(max(1.0, n - 6 * RECORD_COUNT_NOISE), n + 6 * RECORD_COUNT_NOISE, 61):
+        q, steps = est._sampling(n_estimate)
+        releases = (RECORD_COUNT_NOISE, est._center_noise(q, steps))
+        sigma, _ = est._noise_multipliers(q, steps, releases)
+        assert rdp_to_epsilon(orders, dpsgd_rdp(q, sigma, steps, releases, orders), delta)[0] <= target * (1 + 1e-6)
+        envelope = np.maximum(envelope, dpsgd_rdp(q, sigma, steps, releases, orders))
+    outside = math.erfc(6 / math.sqrt(2))
+    assert rdp_to_epsilon(orders, envelope, delta - outside)[0] <= 1.001 * target
 
 
 def test_privacy_spent_equals_a_direct_accountant_call():

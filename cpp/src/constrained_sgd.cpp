@@ -56,14 +56,15 @@ struct DenseRows {
 template <class Packed>
 struct PackedCsrRows {
   const Packed& X;
-  // Given a center μ: ‖x_i − μ‖² = ‖x_i‖² − 2x_iᵀμ + ‖μ‖² (mu_mu = ‖μ‖²), by the row's non-zeros only.
+  // Given a center μ: ‖x_i − μ‖² = ‖x_i‖² − 2x_iᵀμ + ‖μ‖² (mu_mu = ‖μ‖², d columns), by the row's non-zeros only.
   double mu_mu = 0.0;
+  std::ptrdiff_t d = 0;
   void dot_and_square(std::int64_t i, const double* w, const double* mu, double& dot, double& sq) const {
     const auto& h = X.row(i);
     csr_rows::require(h.fault == csr_rows::RowFault::none, csr_rows::fault_message(h.fault));
     double c = 0.0;
     Packed::dot_and_square(h, w, mu, dot, c, sq);
-    if (mu != nullptr) sq = sgd_step::centered_square(sq, c, mu_mu);
+    if (mu != nullptr) sq = sgd_step::centered_square(sq, c, mu_mu, d);
   }
   void prefetch(std::int64_t i) const { X.prefetch_lines(i); }
   void add_scaled(std::int64_t i, double a, double* total) const {
@@ -283,7 +284,7 @@ void PackedCsr::constrained_sgd_epochs(const double* y, const std::int64_t* grou
   const double mu_mu = sgd_step::center_dot(config.center, config.center, cols_);
   std::visit(
       [&](const auto& packed) {
-        checked_run(PackedCsrRows<std::decay_t<decltype(packed)>>{packed, mu_mu}, rows_, cols_, y, groups, events,
+        checked_run(PackedCsrRows<std::decay_t<decltype(packed)>>{packed, mu_mu, cols_}, rows_, cols_, y, groups, events,
                     n_groups, n_events, active, batch_rows, batch_offsets, n_steps, learning_rates, grad_noise,
                     hist_noise, config, avg_start, params, lambdas, hist, avg, avg_count, step_index);
       },

@@ -215,7 +215,7 @@ void batch_residuals(const Packed& packed, std::ptrdiff_t n, const std::int64_t*
     require(h.fault == RowFault::none, fault_message(h.fault));
     double z, xx, x_mu = 0.0;
     Packed::dot_and_square(h, params, center, z, x_mu, xx);
-    if (center != nullptr) xx = sgd_step::centered_square(xx, x_mu, mu_mu);
+    if (center != nullptr) xx = sgd_step::centered_square(xx, x_mu, mu_mu, d);
     const double res = sigmoid(z + bias) - h.y;
     resid[static_cast<std::size_t>(r)] = res;
     norm[static_cast<std::size_t>(r)] = std::abs(res) * std::sqrt(1.0 + xx);

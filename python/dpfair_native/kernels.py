@@ -498,7 +498,10 @@ def dpsgd_epochs(
     ``center``: a fixed (d,) point μ the loop trains around (e.g. a privately released feature mean), or None.
     Every x_i then reads as x_i − μ in the scores, the clipping norms and the sum (S's first d entries are
     Σ c_i·x_i − (Σ c_i)·μ, O(d) per step), so a CSR X stays sparse; the model [w, bias] scores x as
-    wᵀ(x − μ) + bias. μ must be public (released before the loop): the sum's sensitivity is unchanged.
+    wᵀ(x − μ) + bias. μ must be public (released before the loop): the sum's sensitivity is unchanged. On CSR
+    rows the native loop reads ‖x_i − μ‖² as ‖x_i‖² − 2x_iᵀμ + ‖μ‖², which cancels when x_i ≈ μ, so it adds its
+    rounding bound (d + 4)·ε_mach·(‖x_i‖² + ‖μ‖²): the norm is never underestimated, and the clip is conservative
+    (negligibly for |μ_j| <= 1; far from tight for a μ in raw units such as 1e9 — centre in scaled units).
     """
     _check_backend(backend)
     _check_packed_sources(packed, X, y, groups)
@@ -1201,7 +1204,7 @@ def constrained_sgd_epochs(
     (the input state is not modified).
 
     ``center``: a fixed, public (d,) point μ, or None: every x_i then reads as x_i − μ (z_i = wᵀ(x_i − μ) + bias,
-    g_i = a_i·[x_i − μ, 1]; a CSR X stays sparse, as in :func:`dpsgd_epochs`).
+    g_i = a_i·[x_i − μ, 1]; a CSR X stays sparse and its norms are rounded up, as in :func:`dpsgd_epochs`).
 
     ``packed``: :func:`pack_csr_rows` of these same ``X``, ``y`` and ``groups`` objects (checked by identity, with
     ``n_groups`` = K), so that a caller running one call per epoch packs a CSR X once; same results. Without it
