@@ -216,3 +216,18 @@ def test_nan_gradient_norm_is_not_summed_unclipped(backend, layout, overflow_row
     assert np.all(np.isfinite(with_row0[0]))
     assert np.linalg.norm(with_row0[0] - without[0]) <= 1.0 + 1e-12
     assert with_row0[1][0] + with_row0[2][0] == 3
+
+
+@pytest.mark.parametrize("backend", ["numpy", "native"])
+@pytest.mark.parametrize("layout", ["C64", "csr"])
+def test_l2_gradient_on_a_row_that_cancels_w_stays_clipped(backend, layout):
+    """With l2 the gradient is r·x + l2·w. On CSR rows ‖w‖² − Σ_row w_j² (the norm's part off the row) rounds to 0
+    when w's mass sits on the row's columns: here ‖w‖² = 1e20 + 8,100 rounds to 1e20, losing w₁² = 8,100, and the
+    row's part r·x₀ + l2·w₀ is exactly 0 (r = −1, x₀ = l2·w₀ = 1e10). The true gradient [0, 90, −1] has norm 90;
+    the clipped contribution must not exceed the bound 1."""
+    X = np.array([[1e10, 0.0]])
+    if layout == "csr":
+        X = pytest.importorskip("scipy.sparse").csr_matrix(X)
+    sums, _, _ = kernels.clip_group_gradients(X, np.ones(1), np.array([1e10, 90.0]), -1e21, np.zeros(1, np.int64),
+                                              np.zeros(1, np.int64), [1.0], l2=1.0, backend=backend)
+    assert 0.0 < np.linalg.norm(sums[0]) <= 1.0 + 1e-12

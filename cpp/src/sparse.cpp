@@ -144,6 +144,8 @@ inline void read_row(const CsrView<T, I>& X, CsrRowCheck<T, I>& check_row, std::
 }
 
 
+constexpr double kEpsilon = std::numeric_limits<double>::epsilon();
+
 template <class T, class I>
 void clip_batch(const CsrView<T, I>& X, const double* y, const double* w, double bias, double ww,
                 const std::int64_t* rows, std::ptrdiff_t begin, std::ptrdiff_t end, const std::int64_t* groups,
@@ -165,6 +167,9 @@ void clip_batch(const CsrView<T, I>& X, const double* y, const double* w, double
       sq = r * r * (xx + 1.0);
     } else {
       // ‖r·x + l2·w‖² = l2²‖w‖² + Σ_{j in row} [(r x_j + l2 w_j)² − (l2 w_j)²], each non-zero term summed directly.
+      // ‖w‖² − Σ_{j in row} w_j² cancels when w sits on the row's columns; both sums have at most d terms, so the
+      // difference is within (d + 1)·ε_mach·‖w‖² of the exact one, and adding that bound keeps the norm from
+      // being underestimated (which would let the row escape its clip).
       double acc = 0.0, off = 0.0;
       for (I p = X.indptr[i]; p < X.indptr[i + 1]; ++p) {
         const double wj = w[X.indices[p]];
@@ -172,7 +177,8 @@ void clip_batch(const CsrView<T, I>& X, const double* y, const double* w, double
         acc += gj * gj;
         off += wj * wj;
       }
-      sq = r * r + acc + l2 * l2 * std::max(0.0, ww - off);
+      const double off_row = std::max(0.0, ww - off) + static_cast<double>(d + 2) * kEpsilon * ww;
+      sq = r * r + acc + l2 * l2 * off_row;
     }
     const double norm = std::sqrt(sq);
     const double bound = clip[k];

@@ -758,8 +758,9 @@ def clip_group_gradients_csr(X, y, w, bias, rows, groups, clip, threshold, l2):
     """clip_group_gradients of a CSR X, from the batch's rows as a CSR matrix B (m × d).
 
     r = σ(Bw + bias) − y_B; G = diag(r) B (sparse); the gradient of row t is [G_t + l2·w, r_t], so
-    ‖g_t‖² = r_t² + ‖G_t‖² + 2·l2·G_t·w + l2²‖w‖² and the clipped sum of group k is
-    Σ_t s_t [G_t, r_t] + (Σ_t s_t)·[l2·w, 0] over its rows (s_t the clip factor).
+    ‖g_t‖² = r_t² + Σ_{j in row t} (G_tj + l2·w_j)² + l2²·(‖w‖² − Σ_{j in row t} w_j²), the last difference rounded
+    up by (d + 2)·ε_mach·‖w‖² as in the native kernel (it cancels when w sits on the row's columns), and the clipped
+    sum of group k is Σ_t s_t [G_t, r_t] + (Σ_t s_t)·[l2·w, 0] over its rows (s_t the clip factor).
     """
     n_groups = clip.shape[0]
     d = X.shape[1]
@@ -770,7 +771,12 @@ def clip_group_gradients_csr(X, y, w, bias, rows, groups, clip, threshold, l2):
     G = _row_scaled(B, resid)
     sq = resid**2 + np.asarray(G.multiply(G).sum(axis=1)).ravel()
     if l2 != 0.0:
-        sq = sq + 2.0 * l2 * np.asarray(G @ w) + l2**2 * float(w @ w)
+        row_of = np.repeat(np.arange(B.shape[0]), np.diff(B.indptr))
+        w_nz = w[B.indices]
+        on_row = np.bincount(row_of, weights=(G.data + l2 * w_nz) ** 2, minlength=B.shape[0])
+        ww = float(w @ w)
+        off_row = np.maximum(ww - np.bincount(row_of, weights=w_nz**2, minlength=B.shape[0]), 0.0)
+        sq = resid**2 + on_row + l2**2 * (off_row + (d + 2) * np.finfo(np.float64).eps * ww)
     norms = np.sqrt(np.maximum(sq, 0.0))
     bound = clip[gb]
     with np.errstate(divide="ignore", invalid="ignore"):
