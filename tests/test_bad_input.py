@@ -68,8 +68,8 @@ def with_value(X, i, j, value):
 X0, Y0, S0 = data()
 BAD_FIT = [  # (id, X, y, s, exception, message)
     ("nan_in_X", with_value(X0, 3, 1, np.nan), Y0, S0, ValueError, "X contains NaN or infinity"),
-    ("huge_in_X", with_value(X0, 3, 1, -1e160), Y0, S0, ValueError, "their squares overflow"),  # failed mid-fit
-    ("huge_in_float32_X", with_value(X0, 3, 1, 3e19).astype(np.float32), Y0, S0, ValueError, "their squares overflow"),
+    ("huge_in_X", with_value(X0, 3, 1, -1e160), Y0, S0, ValueError, "whose squares overflow"),  # failed mid-fit
+    ("huge_in_float32_X", with_value(X0, 3, 1, 3e19).astype(np.float32), Y0, S0, ValueError, "whose squares overflow"),
     ("inf_in_X", with_value(X0, 0, 0, np.inf), Y0, S0, ValueError, "X contains NaN or infinity"),
     ("neg_inf_in_X", with_value(X0, 79, 2, -np.inf), Y0, S0, ValueError, "X contains NaN or infinity"),
     ("y_three_classes", X0, np.arange(80) % 3, S0, ValueError, "Only binary classification is supported"),
@@ -92,15 +92,31 @@ BAD_FIT = [  # (id, X, y, s, exception, message)
     ("X_complex", X0.astype(np.complex128), Y0, S0, ValueError, "Complex data not supported"),
     ("X_str", X0.astype(str), Y0, S0, TypeError, "X must hold real numbers"),
     ("X_object", np.full((80, 3), "a", dtype=object), Y0, S0, TypeError, "X must hold real numbers"),
+    ("y_mixed_types", X0, np.array([1 if v else "0" for v in Y0], dtype=object), S0, ValueError,
+     "y mixes values of types that do not compare"),
+    ("sensitive_mixed_types", X0, Y0, np.array([1 if v else "f" for v in S0], dtype=object), ValueError,
+     "sensitive_features mixes values of types that do not compare"),
 ]
+# bad values in sensitive_features: an estimator that does not use them checks only their length
+S_VALUES = ("sensitive_nan", "sensitive_object_nan", "sensitive_mixed_types")
+IGNORE_S = [name for name in ESTIMATORS if MODELS[name]._ignores_sensitive_features]
 
 
-@pytest.mark.parametrize("name", ESTIMATORS)
-@pytest.mark.parametrize("case", BAD_FIT, ids=[c[0] for c in BAD_FIT])
+@pytest.mark.parametrize(("name", "case"), [
+    pytest.param(name, case, id=f"{case[0]}-{name}") for case in BAD_FIT for name in ESTIMATORS
+    if not (case[0] in S_VALUES and name in IGNORE_S)])
 def test_estimator_rejects_bad_fit_input(name, case):
     _, X, y, s, exc, message = case
     with pytest.raises(exc, match=message):
         fit(make(name), X, y, s)
+
+
+@pytest.mark.parametrize("name", IGNORE_S)
+@pytest.mark.parametrize("case", [c for c in BAD_FIT if c[0] in S_VALUES], ids=lambda c: c[0])
+def test_values_of_unused_sensitive_features_cannot_abort_a_fit(name, case):
+    """Their values are not used, so none may decide whether the fit runs (a data-dependent abort)."""
+    _, X, y, s, _, _ = case
+    assert np.array_equal(fit(make(name), X, y, s).coef_, fit(make(name), X, y, None).coef_)
 
 
 @pytest.mark.parametrize("name", ESTIMATORS)
@@ -249,7 +265,7 @@ def test_declared_group_with_no_rows_private(name):
 @pytest.mark.parametrize("name", [n for n in ("FunctionalMechanismLR", "PFLRStar", "ADFC") if n in MODELS])
 def test_X_outside_domain_with_policy_raise(name):
     X = with_value(X0, 7, 1, 1.5)
-    message = r"row 7, column 1 .*= 1.5 is outside \[0.0, 1.0\]; scale the data or use policy=.clip."
+    message = r"row 7, column 1 \(\w+\) is outside \[0.0, 1.0\]; scale the data or use policy=.clip."
     with pytest.raises(ValueError, match=message):
         fit(make(name, domain_policy="raise"), X, Y0, S0)
     clipped = fit(make(name, domain_policy="clip"), X, Y0, S0)  # the default policy clips (and reveals no count)

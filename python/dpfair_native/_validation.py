@@ -299,10 +299,9 @@ def _check_finite_magnitude(values: np.ndarray, name: str) -> None:
     lo, hi = float(values.min()), float(values.max())
     if not (np.isfinite(lo) and np.isfinite(hi)):
         raise ValueError(f"{name} contains NaN or infinity; remove or impute those values first")
-    big = max(-lo, hi)
-    if big > limit:
-        raise ValueError(f"{name} has values of magnitude {big:.3g}; above {limit:g} their squares overflow "
-                         f"({values.dtype}: norms, clipping): rescale or clip X first")
+    if max(-lo, hi) > limit:  # the message does not quote the value: it belongs to one person's record
+        raise ValueError(f"{name} has values of magnitude above {limit:g}, whose squares overflow ({values.dtype}: "
+                         "norms, clipping): rescale or clip X first")
 
 
 def _countable(lo: int, hi: int, size: int) -> bool:
@@ -311,7 +310,7 @@ def _countable(lo: int, hi: int, size: int) -> bool:
     return hi - lo <= 4 * size and -(2**62) < lo and hi < 2**62
 
 
-def _distinct_values(v: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+def _distinct_values(v: np.ndarray, name: str) -> Tuple[np.ndarray, np.ndarray]:
     """np.unique(v, return_inverse=True); for integer/bool v with a small range by counting (no sort)."""
     if v.dtype.kind in "biu" and v.size:
         lo, hi = int(v.min()), int(v.max())
@@ -321,7 +320,11 @@ def _distinct_values(v: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
             codes = np.empty(hi - lo + 1, dtype=np.int64)
             codes[present] = np.arange(present.size)
             return (present + lo).astype(v.dtype), codes[offsets]
-    return np.unique(v, return_inverse=True)
+    try:
+        return np.unique(v, return_inverse=True)
+    except TypeError:  # an object array mixing types that do not compare, e.g. 1 and "1"
+        raise ValueError(f"{name} mixes values of types that do not compare (e.g. 1 and '1'); convert them to one "
+                         "type") from None
 
 
 def column_vector(v, n: int, name: str, *, what: str = "value", warn_column: bool = False) -> np.ndarray:
@@ -377,10 +380,10 @@ def check_binary_labels(y, n: int, name: str = "y", *, zero_one_public: bool = F
         if np.any(y != np.round(y)):
             raise ValueError(f"Unknown label type: continuous; {name} must hold two class labels")
     if y.dtype.kind == "f" and y.size and -2.0**62 < y.min() and y.max() < 2.0**62:  # integral: count, don't sort
-        classes, y01 = _distinct_values(y.astype(np.int64))
+        classes, y01 = _distinct_values(y.astype(np.int64), "y")
         classes = classes.astype(y.dtype)
     else:
-        classes, y01 = _distinct_values(y)
+        classes, y01 = _distinct_values(y, "y")
     if classes.shape[0] == 1 and zero_one_public and y.dtype.kind in "biuf" and classes[0] in (0, 1):
         return np.array([0, 1]).astype(y.dtype), (y == 1).astype(np.float64)
     if classes.shape[0] == 1:
@@ -391,6 +394,10 @@ def check_binary_labels(y, n: int, name: str = "y", *, zero_one_public: bool = F
             f"{classes.shape[0]} classes {classes[:5]}"
         )
     return classes, y01.astype(np.float64)
+
+
+# Names the public declared labels only: the undeclared values belong to the records that hold them.
+_UNDECLARED_GROUP = "sensitive_features has values not in the declared groups {}; declare every label s may hold"
 
 
 def check_sensitive_features(sensitive_features, n: int, *, groups=None) -> Tuple[np.ndarray, np.ndarray]:
@@ -407,7 +414,7 @@ def check_sensitive_features(sensitive_features, n: int, *, groups=None) -> Tupl
     if s.dtype.kind == "f" and not np.all(np.isfinite(s)):
         raise ValueError("sensitive_features contains NaN or infinity")
     if groups is None:
-        labels, codes = _distinct_values(s)
+        labels, codes = _distinct_values(s, "sensitive_features")
         return labels, codes.astype(np.int64)
     labels = np.asarray(groups)
     if labels.ndim != 1 or labels.shape[0] < 1 or np.unique(labels).shape[0] != labels.shape[0]:
@@ -420,8 +427,7 @@ def check_sensitive_features(sensitive_features, n: int, *, groups=None) -> Tupl
             table[labels.astype(np.int64) - lo] = np.arange(labels.shape[0])
             codes = table[s.astype(np.int64) - lo]
             if codes.min() < 0:
-                raise ValueError(f"sensitive_features has values not in the declared groups {labels.tolist()}: "
-                                 f"{np.unique(s[codes < 0])[:5]}")
+                raise ValueError(_UNDECLARED_GROUP.format(labels.tolist()))
             return labels, codes
     try:
         order = np.argsort(labels, kind="stable")
@@ -432,8 +438,7 @@ def check_sensitive_features(sensitive_features, n: int, *, groups=None) -> Tupl
     pos = np.clip(pos, 0, labels.shape[0] - 1)
     found = labels[order][pos] == s
     if not np.all(found):
-        raise ValueError(f"sensitive_features has values not in the declared groups {labels.tolist()}: "
-                         f"{np.unique(s[~found])[:5]}")
+        raise ValueError(_UNDECLARED_GROUP.format(labels.tolist()))
     return labels, order[pos].astype(np.int64)
 
 

@@ -396,10 +396,10 @@ def fit_dask(est, X, y, *, sensitive_features=None):
                 "sensitive_features is required: pass one group label per row, fit(X, y, sensitive_features=s)"
             )
         s = _as_vector(sensitive_features, X, "sensitive_features")
+        if est._ignores_sensitive_features:  # only their length is checked (as in memory): their values are unused
+            s = None
     classes, group_labels = _labels(y, s, getattr(est, "declared_groups", None), est._adds_noise())
-    if est._ignores_sensitive_features:  # checked only: no groups_ from them (as in memory)
-        s = group_labels = None
-    elif group_labels is not None:
+    if group_labels is not None:
         warn_if_groups_read_from_data(est, group_labels, stacklevel=4)  # the caller of est.fit
     rng = check_random_state(getattr(est, "random_state", None))
     rows = DaskRows(X, y, s, classes, group_labels)

@@ -416,9 +416,9 @@ class FeatureDomain(FunctionalSensitivity):
             if out.any():
                 i = int(np.flatnonzero(out.any(axis=1))[0])
                 c = int(num[int(np.argmax(out[i]))])
-                raise ValueError(
-                    f"row {i}, column {c} ({self._names[c]}) = {X[i, c]} is outside [{self._lower[c]}, "
-                    f"{self._upper[c]}]; scale the data or use policy='clip'"
+                raise ValueError(  # names the place, not the value: that belongs to the record
+                    f"row {i}, column {c} ({self._names[c]}) is outside [{self._lower[c]}, {self._upper[c]}]; "
+                    "scale the data or use policy='clip'"
                 )
             for cap, name, norms in (
                 (self._l1_cap, "L1", np.abs(X).sum(axis=1)),
@@ -426,7 +426,7 @@ class FeatureDomain(FunctionalSensitivity):
             ):
                 if cap is not None and np.any(norms > cap):
                     i = int(np.flatnonzero(norms > cap)[0])
-                    raise ValueError(f"row {i} has {name} norm {norms[i]} > {name.lower()}_cap = {cap}; "
+                    raise ValueError(f"row {i} has an {name} norm above {name.lower()}_cap = {cap}; "
                                      "use policy='clip'")
             return X, 0
         Xc = np.clip(Xn, lo, up)

@@ -21,6 +21,7 @@ from .._validation import (
     check_random_state,
     check_sensitive_features,
     check_X,
+    column_vector,
     validate_params,
 )
 from ..distributed import (
@@ -272,8 +273,8 @@ class DPClassifierBase:
         classes, y01 = check_binary_labels(y, X.shape[0], zero_one_public=self._adds_noise())
         groups = group_labels = None
         if sensitive_features is not None and self._ignores_sensitive_features:
-            # only checked: their label set, read from the data, would be released in groups_ for nothing
-            check_sensitive_features(sensitive_features, X.shape[0])
+            # only their length is checked: their values are not used, so no value of theirs may abort the fit
+            column_vector(sensitive_features, X.shape[0], "sensitive_features")
         elif sensitive_features is not None or self.requires_sensitive_features:
             group_labels, groups = check_sensitive_features(
                 sensitive_features, X.shape[0], groups=getattr(self, "declared_groups", None)
