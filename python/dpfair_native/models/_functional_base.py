@@ -732,14 +732,15 @@ class FunctionalBase(DPClassifierBase):
 
 _COMMON_PARAMETERS = """\
     max_features : "auto", int >= 1 or None, default "auto"
-        Columns the functional mechanism runs on. None: all of them (the papers' setting). An int k: a private
-        selection of k columns (``dpfair_native.feature_selection``) spends SELECTION_SHARE = 0.2 of the budget,
-        the release the rest. "auto": that selection with a public k (``_default_k``) only where the planned noise
-        on Q̃ exceeds SELECTION_TRIGGER × its signal, else all columns — so on data where the family works it is
-        exactly max_features=None. Library mode only: with paper_faithful=True, secure=True or epsilon = inf
-        "auto" keeps every column (and an int is refused). Dask input takes the same decision (a public rule of n,
-        d, the budget and the declared domain) and runs the same selection, its sums in one more pass over the
-        partitions, so one seed gives the same release as in memory.
+        Columns the functional mechanism runs on. None: all of them (the papers' setting). An int k: a private selection
+        of k columns (``dpfair_native.feature_selection``) spends SELECTION_SHARE = 0.2 of the budget, the release the
+        rest (nothing is selected or spent when k keeps every column, or only the columns a declared ``attribute``
+        requires: the release then gets the whole budget). "auto": that selection with a public k (``_default_k``) only
+        where the planned noise on Q̃ exceeds SELECTION_TRIGGER × its signal, else all columns — so on data where the
+        family works it is exactly max_features=None. Library mode only: with paper_faithful=True, secure=True or
+        epsilon = inf "auto" keeps every column (and an int is refused). Dask input takes the same decision (a public
+        rule of n, d, the budget and the declared domain) and runs the same selection, its sums in one more pass over
+        the partitions, so one seed gives the same release as in memory.
     refinement_rounds : "auto" or int >= 0, default "auto" (FunctionalMechanismLR) or 0 (the fair estimators)
         Rounds of private majorize–minimize refinement after the release (library mode; see Notes): each releases
         the logistic loss's gradient at the current model and steps on the released quadratic, so the model
@@ -774,7 +775,8 @@ _COMMON_ATTRIBUTES = """\
     coef_, intercept_, classes_, n_features_in_, feature_names_in_
         As every classifier of the package (:class:`~dpfair_native.models.DPClassifierBase`).
     privacy_spent_ : PrivacySpent
-        (ε, δ) of the release by basic composition of its blocks (and the s̄ count): method "basic" ("none" for
+        (ε, δ) of the whole fit by basic composition: the feature selection (if any), the release's blocks, the
+        s̄ count (where one is released) and the refinement rounds (if any); method "basic" ("none" for
         ``epsilon=inf``).
     noisy_coefficients_ : ndarray (P,)
         The released packed Taylor coefficients.

@@ -153,7 +153,8 @@ class PDFC(_DingBase):
     paper_faithful=True: linear coefficients Σ_i (½ − y_i + |s_i − s̄|) x_i (the fairness penalty as in Xu et
     al.'s PFLR), Δ₁ = d²/4 + 3d (Lemma 2) for both blocks, s̄ = ``sensitive_mean`` or a Laplace count with 1% of
     ε_n. Library default: (Δ_s, Δ_n) from ``domain.functional_sensitivity_split``; the group sums/counts ride
-    with the Φ_n block (sensitivity Δ_n + Δ_g); the exact constraint |μ̃ᵀw| <= tau.
+    with the Φ_n block, divided by ω = GROUP_STATS_WEIGHT = 4 and multiplied back (sensitivity Δ_n + Δ_g/ω, 4× the
+    noise scale on them); the exact constraint |μ̃ᵀw| <= tau.
     privacy_spent_ = (ε_s + ε_n, 0); epsilon_claimed_ = ε_s/d + (d − 1)ε_n/d. ``attribute_`` is x_s's index.
     """
 
@@ -196,7 +197,8 @@ class ADFC(_DingBase):
     Ding et al.'s "extended Gaussian" σ; their Δ₂ bounds the ordered-pair (Frobenius) layout of Q, so the cross
     monomials get √2× the noise (exactly that layout). s̄: ``sensitive_mean`` or a Laplace count with 1% of ε_n.
     Library default: (Δ_s, Δ_n) L2 from ``domain.functional_sensitivity_split``, analytic-Gaussian σ, the group
-    sums/counts ride with Φ_n (L2 sensitivity √(Δ_n² + Δ_g²)), the exact constraint |μ̃ᵀw| <= tau.
+    sums/counts ride with Φ_n divided by ω = GROUP_STATS_WEIGHT = 4 (L2 sensitivity √(Δ_n² + (Δ_g/ω)²), 4× the
+    noise scale on them), the exact constraint |μ̃ᵀw| <= tau.
     privacy_spent_ = (ε_s + ε_n, δ_s + δ_n); epsilon_claimed_/delta_claimed_ are the paper's figures.
     """
 

@@ -134,7 +134,9 @@ class FairFunctionalMechanismLR(FunctionalBase):
 
     One release (replace-one) of the Taylor coefficients together with the per-group sums of x and group
     counts, sensitivity from the declared domain (intercept column included): Gaussian with analytic σ
-    ((ε, δ)-DP; joint L2 sensitivity √(Δ_f² + Δ_g²)) or Laplace (ε-DP; Δ_f + Δ_g). The model minimizes the
+    ((ε, δ)-DP; joint L2 sensitivity √((Δ_lin/β)² + Δ_quad² + (Δ_g/ω)²)) or Laplace (ε-DP; Δ_lin/β + Δ_quad +
+    Δ_g/ω), the linear coefficients and the group statistics being released divided by the weights β and ω below
+    and multiplied back (so they carry β and ω times the noise scale; ``joint_block``). The model minimizes the
     repaired noisy quadratic subject to |μ̃ᵀw| <= tau, μ̃ = x̄̃_1 − x̄̃_0 (noisy centroids) — free post-processing,
     and independent of which group is coded 1.
 
@@ -190,8 +192,9 @@ class PFLR(FunctionalBase):
     paper_faithful=True: linear coefficients Σ_i (½ − y_i + |s_i − s̄|) x_i (the paper's Line 3), Laplace noise
     with Δ = d²/4 + 3d (Eq. 14) on every coefficient. s̄ is not used raw: ``sensitive_mean`` (public) or a
     Laplace count of group 1 with 1% of ε (the coefficients get the other 99%); privacy_spent_ = (ε, 0).
-    Library default: one Laplace release of coefficients + group sums/counts (Δ_f + Δ_g from the domain), then
-    the exact constraint |μ̃ᵀw| <= tau instead of the penalty.
+    Library default: one Laplace release of coefficients + group sums/counts (sensitivity Δ_f + Δ_g/ω from the
+    domain: the group statistics are released divided by ω = GROUP_STATS_WEIGHT = 4 and multiplied back, so they
+    carry 4× the noise scale), then the exact constraint |μ̃ᵀw| <= tau instead of the penalty.
     """
 
     _fair = True
