@@ -60,6 +60,14 @@ def test_analytic_sigma_matches_dp_accounting_and_mpmath(eps, delta):
         assert sigma <= M.classic_gaussian_sigma(3.0, eps, delta)
 
 
+@pytest.mark.parametrize("delta", [1e-300, 1e-310])
+def test_analytic_sigma_at_an_extreme_or_subnormal_delta_is_finite_and_valid(delta):
+    """1.25/δ overflows for a subnormal δ: the start of the search used to be inf, and the search never ended."""
+    sigma = M.analytic_gaussian_sigma(1.0, 1.0, delta)
+    assert math.isfinite(sigma) and M.gaussian_delta(sigma, 1.0, 1.0) <= delta
+    assert math.isfinite(M.classic_gaussian_sigma(1.0, 0.5, delta))
+
+
 def test_extended_sigma_formula_and_true_delta():
     eps, delta = 0.5, 1e-3
     L = math.log(math.sqrt(2 / math.pi) / delta)
