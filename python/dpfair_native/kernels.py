@@ -802,7 +802,7 @@ def _secure_rational(value, name: str):
         raise TypeError(f"{name} must be a number, got {value!r}")
     try:
         frac = Fraction(value) if not isinstance(value, (float, np.floating)) else Fraction(float(value))
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OverflowError) as exc:  # OverflowError: an infinite float
         raise TypeError(f"{name} must be an int, a Fraction or a finite float, got {value!r}") from exc
     if frac <= 0:
         raise ValueError(f"{name} must be > 0, got {value!r}")
@@ -845,9 +845,9 @@ def discrete_gaussian_noise(size: int, sigma2, *, random_state=None, backend: Ba
     Generator, or a 32-byte key) derives the key deterministically for reproducible research runs — **anyone who
     knows it can regenerate the noise, so the DP guarantee does not hold against them.**
     The native and the NumPy (pure-Python) backends consume the same stream and return identical integers.
-    Truncation: a proposal with |y|·D·t >= 2^62 (D the denominator of σ²) is rejected, so draws lie below
-    2^12·max(σ, 1) in magnitude at the very least; this changes the distribution by less than exp(−2^22) in total
-    variation per draw, an additive δ of (1 + e^ε)·exp(−2^22) per draw on top of the mechanism's.
+    Truncation: a proposal with |y|·D·t >= 2^62 (D the denominator of σ²) is rejected, so the support is cut
+    no closer to 0 than 2^12·max(σ, 1) in magnitude; this changes the distribution by less than exp(−2^22) in
+    total variation per draw, an additive δ of (1 + e^ε)·exp(−2^22) per draw on top of the mechanism's.
     """
     return _secure_draws("gaussian", size, sigma2, random_state, backend)
 

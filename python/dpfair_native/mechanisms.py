@@ -12,7 +12,8 @@ Two sampling paths:
   their pure-Python twin, driven by a ChaCha20 keystream). The value is
   rounded to the grid first, which can move each coordinate by 2^k / 2, so the sensitivity is inflated by
   2^k·m (L1, m coordinates) or 2^k·sqrt(m) (L2); the grid is chosen with 2^k <= Δ / (1024·m) (resp. sqrt(m)),
-  costing at most 0.1% more noise. Guarantees, exactly (no floating-point step touches the privacy argument):
+  costing at most 0.1% more noise. Guarantees, exactly (no floating-point step touches the privacy argument) up to
+  the samplers' truncation, an additive δ below e^(−2^22) per draw (``kernels.discrete_gaussian_noise``):
     Laplace: discrete Laplace with scale b = (Δ_1 + 2^k m)/(ε 2^k) grid units  ->  ε-DP.
     Gaussian: discrete Gaussian, σ chosen so that ρ = Δ_2'²/(2σ²)-zCDP (CKS Thm 14) converts to (ε, δ)-DP by
     CKS Cor. 13 (the tight zCDP conversion); σ is a little larger than the analytic calibration.
@@ -77,7 +78,7 @@ def laplace_mechanism(value, sensitivity, epsilon, *, random_state=None, secure:
     """value + Lap(Δ_1/ε) per entry: ε-DP when Δ_1 bounds the L1 change of ``value`` between neighbours.
 
     Returns float64 of the same shape (a Python float for a scalar). ``secure=True``: discrete Laplace on a 2^k
-    grid (module docstring), exactly ε-DP.
+    grid (module docstring), ε-DP up to the samplers' truncation (an additive δ below e^(−2^22) per draw).
     """
     v = _check_value(value)
     sens = _check_sensitivity(sensitivity)
@@ -430,12 +431,15 @@ def _grid(target: float) -> Fraction:
     return Fraction(2) ** k
 
 
+_GRID_LIMIT = 2.0**52 - 1
+
+
 def _to_grid(v: np.ndarray, gran: Fraction) -> np.ndarray:
     """round(v / 2^k) to the nearest integer, ties to even: exact in float64 (division by a power of two is exact
-    while no result is subnormal; below 2^52 every rounded value is an exact integer)."""
-    q = v.ravel() / float(gran)
-    if not np.all(np.abs(q) < 2.0**52):
-        raise ValueError("value is too large for the secure grid (more than 2^52 grid steps); rescale it")
+    while no result is subnormal; below 2^52 every rounded value is an exact integer). A value beyond 2^52 − 1
+    grid steps is clamped to that first: the clamp moves no two values further apart, so the (inflated)
+    sensitivity still holds, and no value decides whether the release runs (it used to raise)."""
+    q = np.clip(v.ravel() / float(gran), -_GRID_LIMIT, _GRID_LIMIT)
     return np.rint(q).astype(np.int64)
 
 

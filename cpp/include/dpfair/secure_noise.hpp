@@ -60,7 +60,8 @@ std::int64_t discrete_laplace(ChaCha20Bits& rng, std::uint64_t t, std::uint64_t 
 std::int64_t discrete_gaussian(ChaCha20Bits& rng, std::uint64_t num, std::uint64_t den);
 
 // The smallest rational num/2^k >= sigma2 (plus one unit, absorbing the rounding of the double sigma2) with the
-// largest k <= 20 keeping num <= 2^48. Throws std::invalid_argument if sigma2 is not finite and > 0 or exceeds 2^47.
+// largest k <= 20 keeping num <= 2^48. Throws std::invalid_argument if sigma2 is not finite and > 0 or exceeds
+// 2^48 − 2.
 void sigma2_upper_rational(double sigma2, std::uint64_t& num, std::uint64_t& den);
 
 }  // namespace dpfair
