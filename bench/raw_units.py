@@ -2,7 +2,7 @@
 estimator with its defaults at ε = 1, on a synthetic table of ages (18–90), weekly hours (1–99) and log-normal
 incomes, with a binary group s. The label depends on age, hours and s; 80/20 split; accuracy on the test part.
 
-Run: PYTHONPATH=python python bench/raw_units.py  (about a minute on two cores)
+Run: PYTHONPATH=python python bench/raw_units.py  (a few seconds)
 """
 
 import warnings

@@ -93,6 +93,22 @@ def test_a_row_next_to_a_large_center_stays_clipped(layout, backend):
     assert 0.0 < np.linalg.norm(out) <= 1.0 + 1e-6
 
 
+@pytest.mark.parametrize("layout", ["dense", "csr"])
+@pytest.mark.parametrize("backend", ["native", "numpy"])
+def test_the_constrained_loop_keeps_a_row_next_to_a_large_center_clipped(layout, backend):
+    """The constrained loop's CSR rows read ‖x − μ‖² by the same three terms: the same row as above, one step with
+    no noise, multipliers 0 and a dual step of 0, so the step is the clipped gradient."""
+    mu = np.array([1e9, 1e9, 0.0])
+    X = np.array([[1e9 + 8.0, 1e9, 0.0]])
+    Xl = X if layout == "dense" else sp.csr_matrix(X)
+    one = np.zeros(1, dtype=np.int64)
+    out = kernels.constrained_sgd_epochs(
+        Xl, np.zeros(1), one, one, np.array([0, 1]), one, np.array([0, 1]), np.ones(1), np.zeros((1, 4)),
+        np.zeros((1, 8)), kernels.constrained_sgd_state(3, 2, 2), backend=backend, center=mu, noise_multiplier=0.0,
+        hist_noise_multiplier=0.0, expected_batch_size=1.0, dual_learning_rate=0.0)
+    assert 0.0 < np.linalg.norm(out.params) <= 1.0 + 1e-6
+
+
 @pytest.mark.parametrize("bad", [np.zeros(5), np.array([0, 0, 0, np.nan, 0, 0])])
 def test_a_bad_center_is_refused(bad):
     X, y, g, _, rows, offsets, lr, noise, _ = _problem()

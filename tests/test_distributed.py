@@ -242,6 +242,18 @@ def test_declared_groups(client, data):
             *_dask(X, y, s)[:2], sensitive_features=_dask(X, y, s)[2])
 
 
+@pytest.mark.parametrize("which", ["y", "sensitive_features"])
+def test_labels_of_types_that_do_not_compare_get_the_in_memory_message(client, data, which):
+    X, y, s = data
+    values = y if which == "y" else s
+    other = "1" if values.dtype.kind in "biuf" else 1  # a value of another type
+    mixed = np.array([v if i % 7 else other for i, v in enumerate(values)], dtype=object)
+    args = dict(y=mixed, s=s) if which == "y" else dict(y=y, s=mixed)
+    Xd, yd, sd = _dask(X, args["y"], args["s"])
+    with pytest.raises(ValueError, match=f"{which} mixes values of types that do not compare"):
+        FairFunctionalMechanismLR(epsilon=1.0).fit(Xd, yd, sensitive_features=sd)
+
+
 def test_predict_is_lazy_and_equal(client, data):
     X, y, s = data
     est = FairFunctionalMechanismLR(epsilon=1.0, random_state=1).fit(X, y, sensitive_features=s)

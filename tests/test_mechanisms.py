@@ -77,6 +77,16 @@ def test_analytic_sigma_at_an_extreme_or_subnormal_delta_is_finite_and_valid(del
     assert math.isfinite(M.classic_gaussian_sigma(1.0, 0.5, delta))
 
 
+@pytest.mark.parametrize("eps", [0.1, 1.0, 10.0])
+@pytest.mark.parametrize("delta", [1e-10, 1e-50, 1e-200, 1e-300])
+def test_analytic_sigma_meets_tiny_deltas_exactly_from_eps_a_tenth(eps, delta):
+    """The docstring's claim: at ε >= 0.1 the condition holds at the returned σ in 80-digit arithmetic."""
+    sigma = mpmath.mpf(M.analytic_gaussian_sigma(1.0, eps, delta))
+    mpmath.mp.dps = 80
+    a, b = 1 / (2 * sigma), mpmath.mpf(eps) * sigma
+    assert mpmath.ncdf(a - b) - mpmath.exp(mpmath.mpf(eps)) * mpmath.ncdf(-a - b) <= delta
+
+
 def test_extended_sigma_formula_and_true_delta():
     eps, delta = 0.5, 1e-3
     L = math.log(math.sqrt(2 / math.pi) / delta)

@@ -168,8 +168,8 @@ void clip_batch(const CsrView<T, I>& X, const double* y, const double* w, double
     } else {
       // ‖r·x + l2·w‖² = l2²‖w‖² + Σ_{j in row} [(r x_j + l2 w_j)² − (l2 w_j)²], each non-zero term summed directly.
       // ‖w‖² − Σ_{j in row} w_j² cancels when w sits on the row's columns; both sums have at most d terms, so the
-      // difference is within (d + 1)·ε_mach·‖w‖² of the exact one, and adding that bound keeps the norm from
-      // being underestimated (which would let the row escape its clip).
+      // difference is within (d + 1)·ε_mach·‖w‖² of the exact one to first order, and adding (d + 2)·ε_mach·‖w‖²
+      // keeps the norm from being underestimated (which would let the row escape its clip).
       double acc = 0.0, off = 0.0;
       for (I p = X.indptr[i]; p < X.indptr[i + 1]; ++p) {
         const double wj = w[X.indices[p]];

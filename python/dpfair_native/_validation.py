@@ -288,7 +288,7 @@ def _check_finite_magnitude(values: np.ndarray, name: str) -> None:
     """No NaN or infinity, and no finite value whose square overflows (|x| > MAX_MAGNITUDE): such values break
     norms and clipping mid-fit, and only when their row is used (a DP-SGD batch), so they are refused up front with
     the other bad input. One native pass over X (``kernels.values_within``); only bad input pays for the min and
-    max that the message reports."""
+    max that tell NaN/infinity from a large finite value (the message quotes neither)."""
     if not values.size:
         return
     from .kernels import values_within
@@ -380,10 +380,10 @@ def check_binary_labels(y, n: int, name: str = "y", *, zero_one_public: bool = F
         if np.any(y != np.round(y)):
             raise ValueError(f"Unknown label type: continuous; {name} must hold two class labels")
     if y.dtype.kind == "f" and y.size and -2.0**62 < y.min() and y.max() < 2.0**62:  # integral: count, don't sort
-        classes, y01 = _distinct_values(y.astype(np.int64), "y")
+        classes, y01 = _distinct_values(y.astype(np.int64), name)
         classes = classes.astype(y.dtype)
     else:
-        classes, y01 = _distinct_values(y, "y")
+        classes, y01 = _distinct_values(y, name)
     if classes.shape[0] == 1 and zero_one_public and y.dtype.kind in "biuf" and classes[0] in (0, 1):
         return np.array([0, 1]).astype(y.dtype), (y == 1).astype(np.float64)
     if classes.shape[0] == 1:

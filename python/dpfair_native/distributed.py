@@ -161,7 +161,16 @@ def _distinct_block(v, name):
 
     v = np.asarray(v)
     _check_no_missing(v, name)  # None / NaN / pd.NA among object labels: the in-memory message, not a sort error
-    return np.unique(v)
+    return _unique(v, name)
+
+
+def _unique(v, name):
+    """np.unique(v), with the in-memory message for values of types that do not compare."""
+    try:
+        return np.unique(v)
+    except TypeError:
+        raise ValueError(f"{name} mixes values of types that do not compare (e.g. 1 and '1'); convert them to one "
+                         "type") from None
 
 
 def _check_finite_block(X) -> None:
@@ -337,7 +346,7 @@ def _distinct(v, name: str) -> np.ndarray:
     dask, _ = _dask()
     task = dask.delayed(_distinct_block, pure=True)
     (parts,) = dask.compute([task(b, name) for b in _blocks(v)])
-    return np.unique(np.concatenate(parts)) if parts else np.array([])
+    return _unique(np.concatenate(parts), name) if parts else np.array([])
 
 
 def _labels(y, s, declared, zero_one_public: bool) -> Tuple[np.ndarray, Optional[np.ndarray]]:

@@ -353,6 +353,8 @@ def clip_group_gradients(
     Returns ``(sums, n_above, n_below)``: ``sums[k] = Σ ḡ_i`` over the batch rows of group k, shape
     (n_groups, d + 1), with n_groups = len(clip); ``n_above[k]``/``n_below[k]`` count batch rows of group k whose
     unclipped norm is > / <= ``threshold`` (None: the row's own clip bound). No (batch, d) gradient matrix is formed.
+    On CSR X with l2 > 0 the norm's part off the row's columns, l2²(‖w‖² − Σ_row w_j²), is rounded up by its error
+    bound (d + 2)·ε_mach·l2²‖w‖², so a row can count as above where the dense layout counts it below.
     """
     _check_backend(backend)
     X = _float_matrix_or_csr(X, "X")

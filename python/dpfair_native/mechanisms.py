@@ -12,8 +12,10 @@ Two sampling paths:
   their pure-Python twin, driven by a ChaCha20 keystream). The value is
   rounded to the grid first, which can move each coordinate by 2^k / 2, so the sensitivity is inflated by
   2^k·m (L1, m coordinates) or 2^k·sqrt(m) (L2); the grid is chosen with 2^k <= Δ / (1024·m) (resp. sqrt(m)),
-  costing at most 0.1% more noise. Guarantees, exactly (no floating-point step touches the privacy argument) up to
-  the samplers' truncation, an additive δ below e^(−2^22) per draw (``kernels.discrete_gaussian_noise``):
+  costing at most 0.1% more noise. A value beyond 2^52 − 1 grid steps is clamped to the grid's end (which moves no
+  two values further apart). Guarantees, exactly (no floating-point step touches the privacy argument) up to the
+  samplers' truncation, an additive δ below (1 + e^ε)·2·e^(−2^14) per discrete Laplace draw and (1 + e^ε)·e^(−2^22)
+  per discrete Gaussian draw (``kernels.discrete_laplace_noise`` / ``discrete_gaussian_noise``):
     Laplace: discrete Laplace with scale b = (Δ_1 + 2^k m)/(ε 2^k) grid units  ->  ε-DP.
     Gaussian: discrete Gaussian, σ chosen so that ρ = Δ_2'²/(2σ²)-zCDP (CKS Thm 14) converts to (ε, δ)-DP by
     CKS Cor. 13 (the tight zCDP conversion); σ is a little larger than the analytic calibration.
@@ -78,7 +80,8 @@ def laplace_mechanism(value, sensitivity, epsilon, *, random_state=None, secure:
     """value + Lap(Δ_1/ε) per entry: ε-DP when Δ_1 bounds the L1 change of ``value`` between neighbours.
 
     Returns float64 of the same shape (a Python float for a scalar). ``secure=True``: discrete Laplace on a 2^k
-    grid (module docstring), ε-DP up to the samplers' truncation (an additive δ below e^(−2^22) per draw).
+    grid (module docstring), ε-DP up to the samplers' truncation (an additive δ below (1 + e^ε)·2·e^(−2^14) per
+    draw).
     """
     v = _check_value(value)
     sens = _check_sensitivity(sensitivity)
@@ -155,7 +158,7 @@ def classic_gaussian_sigma(sensitivity, epsilon, delta) -> float:
         raise ValueError(
             f"the classic Gaussian calibration needs epsilon < 1, got {epsilon!r}; use calibration='analytic'"
         )
-    return sens * math.sqrt(2.0 * _log_of_ratio(1.25, dl)) / eps
+    return sens / eps * math.sqrt(2.0 * _log_of_ratio(1.25, dl))
 
 
 def _log_of_ratio(a: float, b: float) -> float:
@@ -168,9 +171,9 @@ def analytic_gaussian_sigma(sensitivity, epsilon, delta, *, rtol: float = 1e-12)
 
     Bisection on the exact condition in log space (δ(σ) is decreasing); returns the upper end of the final
     bracket (relative width rtol), so the condition holds at the returned σ as far as double precision evaluates
-    δ(σ): against 80-digit mpmath, exactly for ε >= 0.01 or δ >= 1e-20, while at tiny ε and tinier δ the true δ
-    can exceed the declared one by a relative 2e-7 (ε = 1e-4, δ = 1e-100) to 9e-5 (ε = 1e-6, δ = 1e-200): there
-    δ(σ) is a difference of two Gaussian tails that agree to ~1e-8, from logarithms of magnitude ~460.
+    δ(σ). Against 80-digit mpmath (δ from 1e-5 to 1e-300): exactly for ε >= 0.1 (tested); for smaller ε the true
+    δ can exceed the declared one by a relative 1e-8 (ε = 0.01) to 2e-3 (ε = 1e-8, δ = 1e-100), because δ(σ) is
+    then a difference of two Gaussian tails that nearly agree, taken from logarithms of magnitude up to ~690.
     """
     sens = _check_sensitivity(sensitivity)
     eps = check_epsilon(epsilon)
@@ -179,7 +182,7 @@ def analytic_gaussian_sigma(sensitivity, epsilon, delta, *, rtol: float = 1e-12)
         return 0.0
     log_d = math.log(dl)
     ok = lambda s: _log_gaussian_delta(s, sens, eps) <= log_d  # noqa: E731
-    return _smallest_sigma(ok, sens * math.sqrt(2.0 * _log_of_ratio(1.25, dl)) / eps, 2.0, rtol)
+    return _smallest_sigma(ok, sens / eps * math.sqrt(2.0 * _log_of_ratio(1.25, dl)), 2.0, rtol)
 
 
 def _smallest_sigma(ok, start: float, factor: float, rtol: float) -> float:
