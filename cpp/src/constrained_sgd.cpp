@@ -284,9 +284,9 @@ void PackedCsr::constrained_sgd_epochs(const double* y, const std::int64_t* grou
   const double mu_mu = sgd_step::center_dot(config.center, config.center, cols_);
   std::visit(
       [&](const auto& packed) {
-        checked_run(PackedCsrRows<std::decay_t<decltype(packed)>>{packed, mu_mu, cols_}, rows_, cols_, y, groups, events,
-                    n_groups, n_events, active, batch_rows, batch_offsets, n_steps, learning_rates, grad_noise,
-                    hist_noise, config, avg_start, params, lambdas, hist, avg, avg_count, step_index);
+        checked_run(PackedCsrRows<std::decay_t<decltype(packed)>>{packed, mu_mu, cols_}, rows_, cols_, y, groups,
+                    events, n_groups, n_events, active, batch_rows, batch_offsets, n_steps, learning_rates,
+                    grad_noise, hist_noise, config, avg_start, params, lambdas, hist, avg, avg_count, step_index);
       },
       impl_->packed);
 }

@@ -323,8 +323,12 @@ def _distinct_values(v: np.ndarray, name: str) -> Tuple[np.ndarray, np.ndarray]:
     try:
         return np.unique(v, return_inverse=True)
     except TypeError:  # an object array mixing types that do not compare, e.g. 1 and "1"
-        raise ValueError(f"{name} mixes values of types that do not compare (e.g. 1 and '1'); convert them to one "
-                         "type") from None
+        raise mixed_types_error(name) from None
+
+
+def mixed_types_error(name: str) -> ValueError:
+    """The error for labels of types that do not compare (in memory and on Dask)."""
+    return ValueError(f"{name} mixes values of types that do not compare (e.g. 1 and '1'); convert them to one type")
 
 
 def column_vector(v, n: int, name: str, *, what: str = "value", warn_column: bool = False) -> np.ndarray:

@@ -166,11 +166,12 @@ def _distinct_block(v, name):
 
 def _unique(v, name):
     """np.unique(v), with the in-memory message for values of types that do not compare."""
+    from ._validation import mixed_types_error
+
     try:
         return np.unique(v)
     except TypeError:
-        raise ValueError(f"{name} mixes values of types that do not compare (e.g. 1 and '1'); convert them to one "
-                         "type") from None
+        raise mixed_types_error(name) from None
 
 
 def _check_finite_block(X) -> None:
