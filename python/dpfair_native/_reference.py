@@ -769,8 +769,9 @@ def clip_group_gradients_csr(X, y, w, bias, rows, groups, clip, threshold, l2):
     z = np.asarray(B @ w) + bias
     resid = 0.5 * (1.0 + np.tanh(0.5 * z)) - y[rows]
     G = _row_scaled(B, resid)
-    sq = resid**2 + np.asarray(G.multiply(G).sum(axis=1)).ravel()
-    if l2 != 0.0:
+    if l2 == 0.0:
+        sq = resid**2 + np.asarray(G.multiply(G).sum(axis=1)).ravel()
+    else:
         row_of = np.repeat(np.arange(B.shape[0]), np.diff(B.indptr))
         w_nz = w[B.indices]
         on_row = np.bincount(row_of, weights=(G.data + l2 * w_nz) ** 2, minlength=B.shape[0])
