@@ -77,14 +77,33 @@ def test_analytic_sigma_at_an_extreme_or_subnormal_delta_is_finite_and_valid(del
     assert math.isfinite(M.classic_gaussian_sigma(1.0, 0.5, delta))
 
 
-@pytest.mark.parametrize("eps", [0.1, 1.0, 10.0])
-@pytest.mark.parametrize("delta", [1e-10, 1e-50, 1e-200, 1e-300])
-def test_analytic_sigma_meets_tiny_deltas_exactly_from_eps_a_tenth(eps, delta):
-    """The docstring's claim: at ε >= 0.1 the condition holds at the returned σ in 80-digit arithmetic."""
-    sigma = mpmath.mpf(M.analytic_gaussian_sigma(1.0, eps, delta))
-    mpmath.mp.dps = 80
-    a, b = 1 / (2 * sigma), mpmath.mpf(eps) * sigma
-    assert mpmath.ncdf(a - b) - mpmath.exp(mpmath.mpf(eps)) * mpmath.ncdf(-a - b) <= delta
+def _exact_delta(sigma, eps, dps=100):
+    mpmath.mp.dps = dps
+    sigma, eps = mpmath.mpf(sigma), mpmath.mpf(eps)
+    a, b = 1 / (2 * sigma), eps * sigma
+    return mpmath.ncdf(a - b) - mpmath.exp(eps) * mpmath.ncdf(-a - b)
+
+
+@pytest.mark.parametrize("eps", [1e-14, 1e-12, 1e-8, 1e-4, 0.01, 0.1, 1.0, 10.0, 200.0])
+@pytest.mark.parametrize("delta", [0.3, 1e-5, 1e-20, 1e-50, 1e-200, 1e-300])
+def test_analytic_sigma_meets_delta_exactly_and_tightly(eps, delta):
+    """The docstring's claim: the condition holds at the returned σ in 100-digit arithmetic, and fails 1e-8 below
+    it. At small ε the two tails nearly agree: subtracting their logarithms gave σ with 4 % too much δ at
+    ε = 1e-12, δ = 1e-20, and 1e281 times too much at ε = 1e-14, δ = 1e-300."""
+    sigma = M.analytic_gaussian_sigma(1.0, eps, delta)
+    assert _exact_delta(sigma, eps) <= delta < _exact_delta(sigma * (1 - 1e-8), eps)
+
+
+def test_gaussian_delta_is_accurate_where_the_tails_nearly_agree():
+    """δ(σ) within a relative 1e-11 of 100-digit mpmath over a = Δ/2σ from 1e-15 to 5 and b = εσ/Δ to 38."""
+    worst = 0.0
+    for a in np.geomspace(1e-15, 5.0, 25):
+        for b in np.linspace(-0.9, 38.0, 30):
+            sigma, eps = 1 / (2 * a), 2 * a * b
+            exact = _exact_delta(sigma, eps)
+            if eps > 0 and exact > 1e-300:
+                worst = max(worst, abs(float(M.gaussian_delta(sigma, 1.0, eps) / exact - 1)))
+    assert worst < 1e-11, worst
 
 
 def test_extended_sigma_formula_and_true_delta():
