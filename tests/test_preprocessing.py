@@ -192,3 +192,12 @@ def test_a_record_with_an_undeclared_value_does_not_stop_a_private_fit(adult):
         X = enc.fit(data).transform(data)
         assert enc.domain_.contains_all(X)
         FunctionalMechanismLR(epsilon=1.0, random_state=0).fit(X, labels)
+
+
+@pytest.mark.parametrize("schema", [{"job": Categorical(["a", "b", "c"], unknown="error")},
+                                    {"job": Binary("a", "b", unknown="error")}])
+def test_unknown_value_errors_do_not_quote_the_value(schema):
+    """A rare value is a record's: the refusal names the column, not the value (review 16's rule for aborts)."""
+    with pytest.raises(ValueError, match="job") as caught:
+        DomainEncoder(schema).fit_transform(_frame().assign(job=["a", "b", "zq_rare", "a"]))
+    assert "zq_rare" not in str(caught.value)

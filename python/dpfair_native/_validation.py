@@ -390,12 +390,12 @@ def check_binary_labels(y, n: int, name: str = "y", *, zero_one_public: bool = F
         classes, y01 = _distinct_values(y, name)
     if classes.shape[0] == 1 and zero_one_public and y.dtype.kind in "biuf" and classes[0] in (0, 1):
         return np.array([0, 1]).astype(y.dtype), (y == 1).astype(np.float64)
-    if classes.shape[0] == 1:
-        raise ValueError(f"{name} has 1 class ({classes[0]!r}); binary classification needs both classes")
+    if classes.shape[0] == 1:  # the messages name no label value: a rare one would be a record's
+        raise ValueError(f"{name} has 1 class; binary classification needs both classes")
     if classes.shape[0] != 2:
         raise ValueError(
             f"Only binary classification is supported. The type of the target is multiclass: {name} has "
-            f"{classes.shape[0]} classes {classes[:5]}"
+            f"{classes.shape[0]} classes"
         )
     return classes, y01.astype(np.float64)
 
