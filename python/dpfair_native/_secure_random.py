@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import numbers
 import secrets
+import threading
 
 import numpy as np
 
@@ -43,6 +44,7 @@ class SecureKeys:
                 f"{type(random_state).__name__}"
             )
         self._counter = 0
+        self._lock = threading.Lock()  # two threads must never draw the same key (the same noise twice)
 
     @property
     def from_os(self) -> bool:
@@ -52,8 +54,9 @@ class SecureKeys:
     def next(self) -> bytes:
         if self._source is None:
             return secrets.token_bytes(32)
-        if isinstance(self._source, np.random.Generator):
-            return self._source.bytes(32)
-        i = self._counter
-        self._counter += 1
+        with self._lock:
+            if isinstance(self._source, np.random.Generator):
+                return self._source.bytes(32)
+            i = self._counter
+            self._counter += 1
         return hashlib.sha256(_TAG + self._source + b"|" + i.to_bytes(8, "little")).digest()
