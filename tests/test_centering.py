@@ -1,6 +1,7 @@
 """Private feature centering of the DP-SGD family (models/_centering.py and the loops' ``center`` argument)."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -260,3 +261,40 @@ def test_the_releases_before_training_compose_to_one_gaussian(method):
         ref = dpa.pld.PLDAccountant(value_discretization_interval=1e-4).compose(
             dpa.ComposedDpEvent(events)).get_epsilon(delta)
         assert ours == pytest.approx(ref, rel=0.01)
+
+
+def _raw_units(n, seed=0):
+    """Ages 18–90, weekly hours 1–99 and log-normal incomes (bench/raw_units.py's table), and their public bounds."""
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([rng.uniform(18, 90, n), rng.uniform(1, 99, n), rng.lognormal(10, 1, n)])
+    y = ((X[:, 0] - 50) / 15 + (X[:, 1] - 45) / 25 + rng.normal(0, 1, n) > 0.8).astype(int)
+    return X, y, rng.integers(0, 2, n), (np.array([18.0, 1.0, 0.0]), np.array([90.0, 99.0, 5e5]))
+
+
+@pytest.mark.parametrize("cls", [DPSGDClassifier, DPSGDFClassifier, NaiveReweightedDPSGDClassifier,
+                                 ConstrainedDPSGDClassifier])
+def test_raw_units_are_flagged_from_the_released_centre_and_scaled_ones_are_not(cls):
+    """On raw units these fits predict one class (README, 'Scale the features'); the released centre shows it."""
+    from dpfair_native.domain import AssumedDomainWarning
+
+    X, y, s, (lo, hi) = _raw_units(3_000)
+    params = {"declared_groups": [0, 1]} if "declared_groups" in cls().get_params() else {}
+    with pytest.warns(AssumedDomainWarning, match="raw units") as caught:
+        cls(random_state=0, **params).fit(X, y, sensitive_features=s)
+    assert [w.filename for w in caught if issubclass(w.category, AssumedDomainWarning)] == [__file__]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", AssumedDomainWarning)
+        cls(random_state=0, **params).fit((X - lo) / (hi - lo), y, sensitive_features=s)
+        X01 = np.random.default_rng(1).uniform(size=(3_000, 40))  # in scale at a larger d
+        cls(random_state=0, **params).fit(X01, (X01[:, 0] > 0.5).astype(int), sensitive_features=s)
+
+
+def test_the_scale_warning_discounts_the_noise():
+    """A centre that only the noise pushes past 0.9·C_μ does not warn: few rows, large d, little budget."""
+    from dpfair_native.domain import AssumedDomainWarning
+
+    X = np.full((60, 200), 0.8)  # ‖x‖ = 0.8·√d: in scale, ‖mean‖ = 0.8·C_μ
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", AssumedDomainWarning)
+        for seed in range(5):
+            release_center(X, 60.0, 2.0, math.sqrt(200), np.random.default_rng(seed))
