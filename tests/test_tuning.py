@@ -198,3 +198,24 @@ def test_the_estimators_declared_groups_are_used_when_the_search_declares_none()
         search = PrivateHyperparameterSearch(est, [dict(learning_rate=0.5)], mean_runs=2, random_state=0)
         search.fit(X, y, sensitive_features=s)
     assert list(search.best_estimator_.groups_) == [0, 1, 2]
+
+
+def test_runs_are_silent_and_only_the_chosen_runs_centre_can_warn():
+    """A warning per run would count K (secret), and one from a run not chosen is outside the released output;
+    the scale check reads the chosen run's released centre only (post-processing)."""
+    from dpfair_native.domain import AssumedDomainWarning
+
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.uniform(18, 90, 2000), rng.lognormal(10, 1, 2000)])  # raw units: age, income
+    y = (X[:, 0] > 50).astype(int)
+    search = PrivateHyperparameterSearch(DPSGDClassifier(target_epsilon=1.0, epochs=2),
+                                         [dict(learning_rate=0.5), dict(learning_rate=1.0)], mean_runs=10,
+                                         random_state=3)  # old code: two warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        search.fit(X, y)
+    assert [w.category for w in caught] == [AssumedDomainWarning], [str(w.message)[:80] for w in caught]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        search.fit(X / np.array([90.0, 5e5]), y)  # in scale: nothing
+    assert caught == []

@@ -27,6 +27,7 @@ from ._validation import (
     validate_params,
 )
 from .models._base import TrainingDivergedError
+from .models._centering import center_bound, warn_if_out_of_scale
 from .preprocessing import PrivacyLeakWarning
 
 __all__ = ["PrivateHyperparameterSearch", "tnb_mean", "tnb_gamma_for_mean", "tnb_selection_rdp", "sample_tnb"]
@@ -336,6 +337,10 @@ class PrivateHyperparameterSearch:
             raise TrainingDivergedError("every run of the search diverged (non-finite weights); lower the "
                                         "candidates' learning_rate or clip_norm")
         self.best_score_, j, self.best_estimator_ = best
+        if self.best_estimator_.center_ is not None and self.best_estimator_.center_noise_multiplier_ is not None:
+            # post-processing of the chosen run's released centre (the runs' own warnings were silenced)
+            warn_if_out_of_scale(self.best_estimator_.center_, self.best_estimator_.center_noise_multiplier_,
+                                 self.best_estimator_.n_samples_estimate_, center_bound(X.shape[1]))
         self.best_estimator_.classes_ = classes  # its predict maps the codes back to the labels
         self.best_params_ = dict(candidates[j])
         self.gamma_ = gamma
@@ -352,8 +357,9 @@ class PrivateHyperparameterSearch:
         est = _clone(model).set_params(random_state=np.random.default_rng(rng.integers(2**63)))
         Xv, yv, gv, K = validation
         hist = np.zeros((K, 2, 2))
-        try:
-            with np.errstate(all="ignore"):  # the NumPy twins' overflow warnings would count the diverging runs
+        try:  # silently: a run's warning, even one per run, is not part of the released output (and would count K)
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
                 est.fit(train[0], train[1], **train[2])
         except TrainingDivergedError:
             est = None  # this run's output is "failed" (its validation noise is drawn all the same)

@@ -120,7 +120,7 @@ def release_center(X, n_estimate: float, sigma: float, bound: float, rng, keys=N
                                             backend="native" if kernels.native_available() else "numpy")
         noisy = gamma * (np.rint(total / gamma) + z.astype(np.float64))
     center = noisy / max(1.0, float(n_estimate))
-    _warn_if_rows_beyond_bound(center, sigma * sens * (math.sqrt(d) + 3.0) / max(1.0, float(n_estimate)), bound)
+    warn_if_out_of_scale(center, sigma, n_estimate, bound, sensitivity_factor=sensitivity_factor)
     return center
 
 
@@ -128,16 +128,19 @@ def release_center(X, n_estimate: float, sigma: float, bound: float, rng, keys=N
 OUT_OF_SCALE_RATIO = 0.9
 
 
-def _warn_if_rows_beyond_bound(center: np.ndarray, noise_norm: float, bound: float) -> None:
-    """AssumedDomainWarning when the released centre shows the features far outside the scale C_μ assumes.
+def warn_if_out_of_scale(center: np.ndarray, sigma: float, n_estimate: float, bound: float, *,
+                         sensitivity_factor: float = 1.0) -> None:
+    """AssumedDomainWarning when a released centre μ̃ (multiplier σ_μ, count ñ, bound C_μ) shows the features far
+    outside the scale C_μ assumes.
 
     The clipped rows have norm <= C_μ, so ‖mean‖ >= 0.9·C_μ needs nearly all of them at norm ~C_μ and pointing
     one way: rows clipped to C_μ, as positive raw-unit features give (ages, hours, incomes: 0.94–1.00 measured), or
     rows at the unit box's far corner (0/1 features that are 1 in ~95 % of rows: 0.92). In-scale data stayed at
-    0.10–0.50 (Adult, the census rows, tests/test_defaults.py's shapes). ``noise_norm`` bounds the noise's share
-    of ‖μ̃‖ (σ_μ·Δ·(√d + 3)/ñ: exceeded with probability below 1 %). A function of the release only
-    (post-processing), so the warning costs no privacy; it can miss raw units whose rows point many ways.
+    0.10–0.50 (Adult, the census rows, tests/test_defaults.py's shapes). The noise's norm is discounted by
+    σ_μ·Δ·(√d + 3)/ñ, exceeded with probability below 1 %. A function of the release only (post-processing), so
+    the warning costs no privacy; it can miss raw units whose rows point many ways.
     """
+    noise_norm = sigma * sensitivity_factor * bound * (math.sqrt(center.shape[0]) + 3.0) / max(1.0, float(n_estimate))
     if float(np.linalg.norm(center)) - noise_norm < OUT_OF_SCALE_RATIO * bound:
         return
     warnings.warn(
