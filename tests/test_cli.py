@@ -8,8 +8,13 @@ from dpfair_native import experiments
 from dpfair_native.__main__ import main
 
 
-def test_main_job_prints_models_privacy_and_timings(capsys):
-    assert main([]) == 0
+@pytest.mark.parametrize("argv", [[], ["demo", "--seed", "0"]], ids=["os-entropy", "seeded"])
+def test_main_job_prints_models_privacy_and_timings(argv, capsys):
+    """The README's main job. Its default draws the noise from OS entropy, so the model's numbers vary: over 400
+    seeds FairFM's accuracy stayed above 0.80 but its risk difference passed 0.05 in 0.75 % of them (max 0.053;
+    the non-private model's is 0.18). The numbers are checked on the seeded run; the default run is checked for
+    everything else, and for a fair model clearly fairer than the non-private one."""
+    assert main(argv) == 0
     out = capsys.readouterr().out
     rows = {m.group(1).strip(): m for m in re.finditer(
         r"^  (\S.*?)\s+accuracy (\d\.\d{4})  ROC-AUC (\d\.\d{4})  risk difference (\d\.\d{4})  privacy (.*)$",
@@ -19,7 +24,7 @@ def test_main_job_prints_models_privacy_and_timings(capsys):
     assert fair.group(5) == "(epsilon=1, delta=1.0e-05, replace-one)"
     assert rows["DPSGDClassifier eps=1, delta=1e-5 (not fair)"].group(5).endswith(", add-or-remove-one)")
     # the DP + fair model is useful (beats the constant model) and fairer than the non-private one
-    assert float(fair.group(2)) > 0.78 and float(fair.group(4)) < 0.05
+    assert float(fair.group(2)) > 0.78 and float(fair.group(4)) < (0.05 if argv else 0.1)
     assert float(rows["LogisticRegression (non-private)"].group(4)) > 0.15
     assert "DPSGDClassifier eps=1, delta=1e-5 (not fair)" in rows
     for kernel in ("poly2_coefficients", "minimize_quadratic", "clip_group_gradients"):
