@@ -122,6 +122,11 @@ def test_refusal_messages_do_not_quote_the_record_value():
         with pytest.raises(ValueError) as caught:
             fit(est, X, Y0, s)
         assert value not in str(caught.value), str(caught.value)
+    X_text = X0.astype(object)
+    X_text[5, 2] = "zq_rare"  # a string among numbers: NumPy's conversion error quoted it
+    with pytest.raises(TypeError) as caught:
+        fit(make("DPSGDClassifier"), X_text, Y0, S0)
+    assert "zq_rare" not in str(caught.value), str(caught.value)
     for y, value in [(np.where(np.arange(80) == 5, 9, Y0), "9"), (np.full(80, 7), "7")]:  # a rare third label
         with pytest.raises(ValueError) as caught:
             fit(make("FunctionalMechanismLR"), X0, y, S0)

@@ -254,8 +254,11 @@ def check_X(X, name: str = "X", *, n_features: Optional[int] = None, estimator: 
         try:
             X = X.astype(np.float64)
         except (TypeError, ValueError) as exc:
+            # a TypeError names the type ("float() argument must be a string or a real number, not 'dict'"); a
+            # ValueError quotes the string that failed, a record's value, so it is not repeated
+            why = str(exc) if isinstance(exc, TypeError) else "it holds strings that are not numbers"
             raise TypeError(
-                f"{name} must hold real numbers ({exc}); encode categories numerically first "
+                f"{name} must hold real numbers ({why}); encode categories numerically first "
                 "(dpfair_native.preprocessing.DomainEncoder does it with a declared schema)"
             ) from None
     if X.dtype.kind not in "biuf":
