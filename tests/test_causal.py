@@ -58,6 +58,10 @@ def test_g2_matches_direct_formula_and_rejects_bad_codes():
         kernels.contingency_g2(X, [2, 3, 3], np.array([[0, 1]]), backend="numpy")
     with pytest.raises(ValueError, match="max_cells"):
         kernels.contingency_g2(X, [3, 3, 3], np.array([[0, 1, 2]]), backend="numpy", max_cells=10)
+    X[7, 1] = 97  # one record's stray code: the refusal does not repeat it
+    with pytest.raises(ValueError, match="column 1 has codes outside") as caught:
+        kernels.contingency_g2(X, [3, 3, 3], np.array([[0, 1]]), backend="numpy")
+    assert "97" not in str(caught.value)
 
 
 def _g2_of_cells(cells, shape):

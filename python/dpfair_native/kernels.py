@@ -882,11 +882,11 @@ def _categorical_codes_t(codes, n_categories):
     if C.shape[0] > 0:
         lo, hi = C.min(axis=0), C.max(axis=0)
         bad = np.flatnonzero((lo < 0) | (hi >= cats))
-        if bad.size:
+        if bad.size:  # the message names the column, not the code (a rare code is a record's)
             v = int(bad[0])
             raise ValueError(
-                f"column {v} has codes in [{int(lo[v])}, {int(hi[v])}] outside the declared 0..{int(cats[v]) - 1}; "
-                "fix the coding or the public n_categories"
+                f"column {v} has codes outside the declared 0..{int(cats[v]) - 1}; fix the coding or the public "
+                "n_categories"
             )
     return np.ascontiguousarray(C.T, dtype=np.int32), cats
 
