@@ -14,7 +14,7 @@ from dpfair_native.models import (
     FairDPClassifier,
     NaiveReweightedDPSGDClassifier,
 )
-from dpfair_native.models._centering import center_noise_multiplier, release_center
+from dpfair_native.models._centering import center_noise_multiplier, release_center, warn_if_out_of_scale
 from dpfair_native.models.dpsgd import RECORD_COUNT_NOISE, dpsgd_privacy_spent
 
 sp = pytest.importorskip("scipy.sparse")
@@ -277,7 +277,7 @@ def test_raw_units_are_flagged_from_the_released_centre_and_scaled_ones_are_not(
     """On raw units these fits predict one class (README, 'Scale the features'); the released centre shows it."""
     from dpfair_native.domain import AssumedDomainWarning
 
-    X, y, s, (lo, hi) = _raw_units(3_000)
+    X, y, s, (lo, hi) = _raw_units(6_000)  # flagged from ~3,000 rows at ε = 1 (the noise allowances)
     params = {"declared_groups": [0, 1]} if "declared_groups" in cls().get_params() else {}
     with pytest.warns(AssumedDomainWarning, match="raw units") as caught:
         cls(random_state=0, **params).fit(X, y, sensitive_features=s)
@@ -285,16 +285,52 @@ def test_raw_units_are_flagged_from_the_released_centre_and_scaled_ones_are_not(
     with warnings.catch_warnings():
         warnings.simplefilter("error", AssumedDomainWarning)
         cls(random_state=0, **params).fit((X - lo) / (hi - lo), y, sensitive_features=s)
-        X01 = np.random.default_rng(1).uniform(size=(3_000, 40))  # in scale at a larger d
+        X01 = np.random.default_rng(1).uniform(size=(6_000, 40))  # in scale at a larger d
         cls(random_state=0, **params).fit(X01, (X01[:, 0] > 0.5).astype(int), sensitive_features=s)
 
 
-def test_the_scale_warning_discounts_the_noise():
-    """A centre that only the noise pushes past 0.9·C_μ does not warn: few rows, large d, little budget."""
+def test_the_scale_warning_discounts_both_noises():
+    """A centre that only noise pushes past 0.9·C_μ does not warn: the centre's own noise (few rows, large d,
+    little budget), or a noisy count ñ below n (μ̃ = S̃/ñ grows by n/ñ)."""
     from dpfair_native.domain import AssumedDomainWarning
 
     X = np.full((60, 200), 0.8)  # ‖x‖ = 0.8·√d: in scale, ‖mean‖ = 0.8·C_μ
     with warnings.catch_warnings():
         warnings.simplefilter("error", AssumedDomainWarning)
-        for seed in range(5):
-            release_center(X, 60.0, 2.0, math.sqrt(200), np.random.default_rng(seed))
+        for seed in range(5):  # without the allowance 4 of these 5 centres are above 0.9·C_μ
+            center = release_center(X, 60.0, 2.0, math.sqrt(200), np.random.default_rng(seed))
+            warn_if_out_of_scale(center, 2.0, 60.0, math.sqrt(200))
+        inflated = np.full(4, 0.8 * 1000 / 850)  # ‖S/n‖ = 0.8·C_μ (C_μ = 2), n = 1,000 seen as ñ = 850: 0.94·C_μ
+        warn_if_out_of_scale(inflated, 1e-6, 850.0, 2.0, count_noise=100.0)
+    with pytest.warns(AssumedDomainWarning):  # the same centre from a public count is out of scale
+        warn_if_out_of_scale(inflated, 1e-6, 850.0, 2.0)
+
+
+@pytest.mark.parametrize("cls", [DPSGDClassifier, ConstrainedDPSGDClassifier])
+def test_a_fit_that_aborts_after_the_centre_does_not_warn(cls):
+    """The centre of a fit that aborts is never released, so no warning may be computed from it."""
+    from dpfair_native.domain import AssumedDomainWarning
+
+    X, y, s, _ = _raw_units(500)
+    params = {"declared_groups": [0, 1]} if cls is ConstrainedDPSGDClassifier else {}
+    with warnings.catch_warnings(record=True) as caught, pytest.raises(ValueError, match="clip_norm must be finite"):
+        warnings.simplefilter("always")
+        cls(noise_multiplier=1.0, clip_norm=np.inf, random_state=0, **params).fit(X, y, sensitive_features=s)
+    assert not [w for w in caught if issubclass(w.category, AssumedDomainWarning)]
+
+
+def test_a_declared_domain_turns_the_scale_check_off():
+    """Rows of a DomainEncoder output near its ‖x‖₂ bound (a dominant category in every column) are in scale."""
+    from dpfair_native.domain import AssumedDomainWarning
+    from dpfair_native.preprocessing import Categorical, DomainEncoder
+
+    rng = np.random.default_rng(0)
+    columns = {f"c{j}": np.where(rng.random(10_000) < 0.97, "common", "rare") for j in range(6)}
+    enc = DomainEncoder({name: Categorical(["common", "rare"]) for name in columns})
+    X = enc.fit_transform(columns)
+    y = rng.integers(0, 2, 10_000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", AssumedDomainWarning)
+        DPSGDClassifier(target_epsilon=1.0, random_state=0).fit(X, y)
+    with pytest.warns(AssumedDomainWarning, match="raw units"):  # the same rows without their declared domain
+        DPSGDClassifier(target_epsilon=1.0, random_state=0).fit(np.asarray(X) * 20, y)

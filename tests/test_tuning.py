@@ -206,7 +206,7 @@ def test_runs_are_silent_and_only_the_chosen_runs_centre_can_warn():
     from dpfair_native.domain import AssumedDomainWarning
 
     rng = np.random.default_rng(0)
-    X = np.column_stack([rng.uniform(18, 90, 2000), rng.lognormal(10, 1, 2000)])  # raw units: age, income
+    X = np.column_stack([rng.uniform(18, 90, 8000), rng.lognormal(10, 1, 8000)])  # raw units: age, income
     y = (X[:, 0] > 50).astype(int)
     search = PrivateHyperparameterSearch(DPSGDClassifier(target_epsilon=1.0, epochs=2),
                                          [dict(learning_rate=0.5), dict(learning_rate=1.0)], mean_runs=10,

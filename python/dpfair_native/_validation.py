@@ -256,7 +256,7 @@ def check_X(X, name: str = "X", *, n_features: Optional[int] = None, estimator: 
         except (TypeError, ValueError) as exc:
             # a TypeError names the type ("float() argument must be a string or a real number, not 'dict'"); a
             # ValueError quotes the string that failed, a record's value, so it is not repeated
-            why = str(exc) if isinstance(exc, TypeError) else "it holds strings that are not numbers"
+            why = str(exc) if isinstance(exc, TypeError) else "it holds values that are not real numbers"
             raise TypeError(
                 f"{name} must hold real numbers ({why}); encode categories numerically first "
                 "(dpfair_native.preprocessing.DomainEncoder does it with a declared schema)"

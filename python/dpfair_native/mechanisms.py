@@ -145,8 +145,6 @@ def _mills_log_slope(t: float) -> float:
             term *= step
             u += -term if k % 2 else term
         return t * u / (1.0 + u)
-    if t < -38.0:  # φ(t)/Φ(−t) < 1e-300
-        return t
     return t - math.exp(-0.5 * t * t) / (math.sqrt(0.5 * math.pi) * math.erfc(t / math.sqrt(2.0)))
 
 

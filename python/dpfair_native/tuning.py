@@ -27,7 +27,6 @@ from ._validation import (
     validate_params,
 )
 from .models._base import TrainingDivergedError
-from .models._centering import center_bound, warn_if_out_of_scale
 from .preprocessing import PrivacyLeakWarning
 
 __all__ = ["PrivateHyperparameterSearch", "tnb_mean", "tnb_gamma_for_mean", "tnb_selection_rdp", "sample_tnb"]
@@ -337,10 +336,6 @@ class PrivateHyperparameterSearch:
             raise TrainingDivergedError("every run of the search diverged (non-finite weights); lower the "
                                         "candidates' learning_rate or clip_norm")
         self.best_score_, j, self.best_estimator_ = best
-        if self.best_estimator_.center_ is not None and self.best_estimator_.center_noise_multiplier_ is not None:
-            # post-processing of the chosen run's released centre (the runs' own warnings were silenced)
-            warn_if_out_of_scale(self.best_estimator_.center_, self.best_estimator_.center_noise_multiplier_,
-                                 self.best_estimator_.n_samples_estimate_, center_bound(X.shape[1]))
         self.best_estimator_.classes_ = classes  # its predict maps the codes back to the labels
         self.best_params_ = dict(candidates[j])
         self.gamma_ = gamma
@@ -348,6 +343,9 @@ class PrivateHyperparameterSearch:
                                           "add_or_remove_one")
         self.run_epsilon_ = float(rdp_to_epsilon(orders, np.max(curves, axis=0), delta)[0])
         self.classes_ = classes
+        chosen = self.best_estimator_  # the raw-units check on its released centre (the runs' warnings were silenced)
+        chosen._check_scale(chosen.center_, chosen.center_noise_multiplier_, chosen.n_samples_estimate_,
+                            RECORD_COUNT_NOISE)
         return self
 
     def _run(self, model, train, validation, rng):

@@ -308,6 +308,7 @@ class ConstrainedDPSGDClassifier(_DPSGDBase):
             n_estimate = max(1.0, n + RECORD_COUNT_NOISE * float(rng.standard_normal()))
         else:
             record_count_noise, n_estimate = (), float(n)
+        count_std = record_count_noise[0] if record_count_noise else 0.0  # the noisy ñ's
         q, steps = self._sampling(n_estimate)
         center, record_count_noise, center_sigma = self._release_center(X, n_estimate, q, steps, record_count_noise,
                                                                         None, rng)
@@ -357,6 +358,7 @@ class ConstrainedDPSGDClassifier(_DPSGDBase):
         n_cell = np.maximum(1.0, h[:, :, 0] + h[:, :, 1])
         m_cell = np.minimum(n_cell, np.maximum(0.0, h[:, :, 1]))
         coef, intercept = uncentered(params[:d].copy(), params[d], center)
+        self._check_scale(center, center_sigma, n_estimate, count_std)
         return {
             "coef_": coef,
             "intercept_": intercept,

@@ -78,7 +78,7 @@ from ..accountants import (
 )
 from ..accountants.calibration import search_noise_multiplier
 from ._base import DPClassifierBase, TrainingDivergedError
-from ._centering import center_bound, center_noise_multiplier, release_center, uncentered
+from ._centering import center_bound, center_noise_multiplier, release_center, uncentered, warn_if_out_of_scale
 
 __all__ = [
     "poisson_batches",
@@ -448,6 +448,7 @@ class _DPSGDBase(DPClassifierBase):
         delta, clip, l2, epochs = float(self.delta), float(self.clip_norm), float(self.l2), int(self.epochs)
         keys = _secure_keys(self)
         record_count_noise, n_estimate = self._record_count(n, keys, rng)
+        count_std = record_count_noise[0] if record_count_noise else 0.0  # the noisy ñ's
         q, steps = self._sampling(n_estimate)
         center, record_count_noise, center_sigma = self._release_center(X, n_estimate, q, steps, record_count_noise,
                                                                         keys, rng)
@@ -514,7 +515,15 @@ class _DPSGDBase(DPClassifierBase):
         if self._rule != "fixed":
             fitted["count_noise_multiplier_"] = sigma_count
             fitted["step_bounds_"] = np.concatenate(bounds, axis=0)
+        self._check_scale(center, center_sigma, n_estimate, count_std)
         return fitted
+
+    def _check_scale(self, center, center_sigma, n_estimate: float, count_noise: float) -> None:
+        """After a fit that succeeded: the raw-units warning of :func:`._centering.warn_if_out_of_scale`, from the
+        released centre and count (none when a domain is declared: its scale is the user's)."""
+        if getattr(self, "_input_domain", None) is None and center is not None:
+            warn_if_out_of_scale(center, center_sigma, n_estimate, center_bound(center.shape[0]),
+                                 count_noise=count_noise)
 
 
 class DPSGDClassifier(_DPSGDBase):

@@ -52,7 +52,7 @@ from .._validation import (
     check_sensitive_features,
 )
 from ._base import DPClassifierBase, TrainingDivergedError
-from ._centering import center_bound, center_noise_multiplier, release_center
+from ._centering import center_bound, center_noise_multiplier, release_center, warn_if_out_of_scale
 from .dpsgd import (
     DEFAULT_ACCOUNTANT_METHOD,
     DEFAULT_LEARNING_RATE,
@@ -456,6 +456,9 @@ class FairDPClassifier(DPClassifierBase):
         spent = dpsgd_privacy_spent(float(q.max()), sigma, steps, delta, releases, secure=keys is not None,
                                     method=self.accountant_method)
         intercepts = members[:, d] - (0.0 if center is None else members[:, :d] @ center)  # wᵀ(x − μ̃) + b
+        if getattr(self, "_input_domain", None) is None:  # the raw-units check, from the released centre and sizes
+            warn_if_out_of_scale(center, center_sigma, float(np.maximum(sizes, 0.0).sum()), center_bound(d),
+                                 count_noise=0.0 if count_sigma is None else math.sqrt(K) * count_sigma)
         return {
             "coef_": members[:, :d].mean(axis=0),
             "intercept_": float(intercepts.mean()),
