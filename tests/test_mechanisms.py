@@ -47,15 +47,8 @@ def test_analytic_sigma_matches_dp_accounting_and_mpmath(eps, delta):
         G = None
     if G is not None:
         assert sigma == pytest.approx(3.0 * G.get_sigma_gaussian(eps, delta), rel=1e-8)
-    # independent high-precision check of the exact condition at the returned σ and just below it
-    mpmath.mp.dps = 50
-
-    def delta_mp(s):
-        s, d, e = mpmath.mpf(s), mpmath.mpf(3), mpmath.mpf(eps)
-        return mpmath.ncdf(d / (2 * s) - e * s / d) - mpmath.exp(e) * mpmath.ncdf(-d / (2 * s) - e * s / d)
-
-    assert delta_mp(sigma) <= delta
-    assert delta_mp(sigma * (1 - 1e-8)) > delta
+    # independent high-precision check of the exact condition at the returned σ and just below it (Δ = 3)
+    assert _exact_delta(sigma / 3, eps) <= delta < _exact_delta(sigma * (1 - 1e-8) / 3, eps)
     if eps < 1:
         assert sigma <= M.classic_gaussian_sigma(3.0, eps, delta)
 
