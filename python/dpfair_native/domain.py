@@ -49,7 +49,8 @@ __all__ = [
 
 
 class AssumedDomainWarning(UserWarning):
-    """A fit assumed the papers' [0, 1]^d domain because none was declared (values outside it are projected)."""
+    """A fit assumed a scale because no domain was declared: the functional mechanism's [0, 1]^d (values outside
+    it are projected), or DP-SGD's features of order 1 when its released centre shows rows far beyond that."""
 
 
 class FeatureDomain(FunctionalSensitivity):
