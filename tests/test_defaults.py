@@ -90,7 +90,8 @@ FAIRDP_GAP = ("giving each group's model an equal weight in the aggregate does n
               "0.057 / 0.107 (shapes pos5 / d200 / n300k / d500). The method's lever, the weight bound M, shrinks the "
               "scores toward the bias: demographic parity falls, accuracy falls and the accuracy gap grows (held-out "
               "draw, seed 11: M = 5 gave gaps 0.10-0.28 against DP-SGD's 0.00-0.10; M <= 3 the majority class on 3-4 "
-              "of the 5 shapes), so no default M fixes it; choose M on validation data or with dpfair_native.tuning")
+              "of the 5 shapes), so no default M fixes it; choose M on validation data (dpfair_native.tuning does "
+              "not take FairDP)")
 NAIVE_COST = ("naive reweighting multiplies the smaller group's clipped gradients by about 1.4 and the noise with "
               "them (σ·C0·max_k θ_k); where DP-SGD's drops from the non-private model are already nearly equal (gap "
               "0.012 / 0.013 / 0.021 at n2k / d200 / d500) the extra noise falls unevenly: 0.057 / 0.021 / 0.045 (d200 "
