@@ -210,7 +210,7 @@ def test_runs_are_silent_and_only_the_chosen_runs_centre_can_warn():
     y = (X[:, 0] > 50).astype(int)
     search = PrivateHyperparameterSearch(DPSGDClassifier(target_epsilon=1.0, epochs=2),
                                          [dict(learning_rate=0.5), dict(learning_rate=1.0)], mean_runs=10,
-                                         random_state=3)  # old code: two warnings
+                                         random_state=3)  # unsilenced runs: a warning from several
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         search.fit(X, y)
