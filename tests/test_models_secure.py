@@ -141,6 +141,24 @@ def test_dpsgd_secure_unreachable_target_says_why():
         DPSGDClassifier(target_epsilon=0.01, batch_size=100, epochs=1, secure=True, random_state=0).fit(X, y)
 
 
+def test_secure_target_below_the_floor_without_count_releases_is_an_error():
+    """Without a count release the secure bound's ε falls to 0 by the KL route of the RDP conversion once
+    σ ≈ q·√T/δ: a valid (0, δ) guarantee whose noise leaves no model. A target below the general bound's floor
+    calibrated to that σ (97,463 at q = 0.05, T = 380) without a word; it is now the out-of-reach error, and FairDP
+    with public group sizes and no centre (its one fit without a count release) reports it."""
+    from dpfair_native.models.dpsgd import calibrate_dpsgd_noise
+
+    with pytest.raises(ValueError, match=r"out of reach with secure=True .* drops to 0 only near noise multiplier 9"):
+        calibrate_dpsgd_noise(1.0, 1e-5, 0.05, 380, (), secure=True)
+    sigma = calibrate_dpsgd_noise(1.7, 1e-5, 0.05, 380, (), secure=True)  # just above the floor: a usable σ
+    assert sigma < 100 and dpsgd_privacy_spent(0.05, sigma, 380, 1e-5, (), secure=True)[0] <= 1.7
+    X, y, s = _data(n=1000)
+    fair = FairDPClassifier(target_epsilon=0.5, group_sizes=np.bincount(s), declared_groups=[0, 1], sample_rate=0.05,
+                            epochs=20, secure=True, random_state=0)
+    with pytest.raises(ValueError, match="out of reach with secure=True"):
+        fair.fit(X, y, sensitive_features=s)
+
+
 @pytest.mark.parametrize("release", [
     lambda: mechanisms.laplace_mechanism(np.zeros(1), 1.0, 1e-7, secure=True, random_state=1),
     lambda: mechanisms.laplace_mechanism(np.zeros(1000), 1.0, 1e-4, secure=True, random_state=1),

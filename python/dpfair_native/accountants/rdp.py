@@ -370,12 +370,17 @@ def _check_rdp_curve(orders, rdp) -> Tuple[np.ndarray, np.ndarray]:
     return a, r
 
 
-def _epsilons(a: np.ndarray, r: np.ndarray, d: float) -> np.ndarray:
-    # per order: 0 if r < 0 or the KL bound δ >= sqrt(1 − e^{−r}) holds; else the conversion for α > 1.01, else inf
-    rp = np.maximum(r, 0.0)
-    eps = rp + np.log1p(-1.0 / a) - np.log(d * a) / (a - 1.0)
+def _conversion_epsilons(a: np.ndarray, r: np.ndarray, d: float) -> np.ndarray:
+    # per order: the conversion for α > 1.01, else inf (no KL route)
+    eps = np.maximum(r, 0.0) + np.log1p(-1.0 / a) - np.log(d * a) / (a - 1.0)
     eps[a <= 1.01] = np.inf
-    eps[(r < 0) | (np.expm1(-rp) > -d * d)] = 0.0
+    return eps
+
+
+def _epsilons(a: np.ndarray, r: np.ndarray, d: float) -> np.ndarray:
+    # per order: 0 if r < 0 or the KL bound δ >= sqrt(1 − e^{−r}) holds; else the conversion
+    eps = _conversion_epsilons(a, r, d)
+    eps[(r < 0) | (np.expm1(-np.maximum(r, 0.0)) > -d * d)] = 0.0
     return eps
 
 

@@ -317,8 +317,18 @@ def _calibrate(sample_rate, target, steps, delta, count_noise_multipliers, secur
         return float(calibrate_noise_multiplier(
             lambda s: dpsgd_release(sample_rate, s, steps, count_noise_multipliers), target, delta, method=method))
 
+    from .._secure_accounting import SECURE_RDP_ORDERS
+    from ..accountants.rdp import _conversion_epsilons
+
+    orders = np.asarray(SECURE_RDP_ORDERS, dtype=np.float64)
+
     def eps_of(sigma: float) -> float:
-        return dpsgd_privacy_spent(sample_rate, sigma, steps, delta, count_noise_multipliers, secure=True)[0]
+        # rdp_to_epsilon without its KL route, an upper bound on the ε reported after the fit. The route gives
+        # ε = 0 once T·RDP(2) <= −ln(1 − δ²), i.e. from σ ≈ q·√T/δ (about 1e5 at Adult's q and T): a true
+        # (0, δ) guarantee whose noise leaves no model. Without it, targets below the floor of the general
+        # bound (its factor 3) calibrated to that σ, silently, when no count release kept the RDP(2) above δ².
+        rdp = dpsgd_rdp(sample_rate, sigma, steps, count_noise_multipliers, orders, secure=True)
+        return max(0.0, float(np.min(_conversion_epsilons(orders, rdp, delta))))
 
     floor = eps_of(1e6)
     if floor > target:
@@ -329,12 +339,14 @@ def _calibrate(sample_rate, target, steps, delta, count_noise_multipliers, secur
                 f"{list(count_noise_multipliers)}); raise the target or the count noise"
             )
         # Zhu & Wang's general bound keeps a σ-independent term (its factor 3), so T steps at rate q cost at least
-        # about this much whatever σ is.
+        # about this much whatever σ is, short of the KL route's σ.
+        kl_note = "" if count_noise_multipliers else \
+            f" (it drops to 0 only near noise multiplier {sample_rate * math.sqrt(steps) / delta:.3g})"
         raise ValueError(
             f"target_epsilon={target} is out of reach with secure=True at sample rate {sample_rate:.4g} and {steps} "
-            f"steps: the discrete-Gaussian RDP bound stays at epsilon >= {floor:.3g} however large the noise "
-            f"multiplier; raise the target, or take fewer steps or a lower sample rate (smaller batch_size), or use "
-            f"secure=False"
+            f"steps: the discrete-Gaussian RDP bound stays at epsilon >= {floor:.3g} for every noise multiplier "
+            f"that leaves a model{kl_note}; raise the target, or take fewer steps or a lower sample rate (smaller "
+            f"batch_size), or use secure=False"
         )
     return search_noise_multiplier(eps_of, target, 1e-4, accountant="the discrete-Gaussian RDP bound")
 
