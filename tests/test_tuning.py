@@ -219,3 +219,33 @@ def test_runs_are_silent_and_only_the_chosen_runs_centre_can_warn():
         warnings.simplefilter("always")
         search.fit(X / np.array([90.0, 5e5]), y)  # in scale: nothing
     assert caught == []
+
+
+@pytest.mark.parametrize("sparse_output", [False, True])
+def test_runs_keep_a_declared_domain(monkeypatch, sparse_output):
+    """Every run gets the DomainEncoder's domain (its ‖x‖₂ bound sizes the centre's noise, as in a fit), and the
+    chosen run's raw-units check is off, as in a fit. 0/1 columns that are 1 in ~99 % of rows are the check's one
+    known false alarm without a domain; the search used to drop the domain and raise it."""
+    from dpfair_native.domain import AssumedDomainWarning
+    from dpfair_native.models import dpsgd
+    from dpfair_native.preprocessing import Binary, DomainEncoder
+
+    rng = np.random.default_rng(0)
+    columns = {f"b{j}": (rng.random(8000) < 0.99).astype(int) for j in range(6)}
+    enc = DomainEncoder({name: Binary() for name in columns}, sparse_output=sparse_output)
+    X = enc.fit_transform(columns)
+    y = rng.integers(0, 2, 8000)
+    seen = []
+    real_bound = dpsgd.center_bound
+    monkeypatch.setattr(dpsgd, "center_bound", lambda d, domain=None: seen.append(domain) or real_bound(d, domain))
+    search = PrivateHyperparameterSearch(DPSGDClassifier(target_epsilon=1.0, epochs=2),
+                                         [dict(learning_rate=0.5), dict(learning_rate=1.0)], mean_runs=3,
+                                         random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", AssumedDomainWarning)
+        search.fit(X, y)
+    assert seen and all(domain is enc.domain_ for domain in seen)
+    seen.clear()
+    with pytest.warns(AssumedDomainWarning):  # the same rows without their domain
+        search.fit(X.toarray() if sparse_output else np.asarray(X), y)
+    assert seen and all(domain is None for domain in seen)

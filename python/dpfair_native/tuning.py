@@ -26,8 +26,9 @@ from ._validation import (
     check_X,
     validate_params,
 )
+from .domain import FeatureDomain
 from .models._base import TrainingDivergedError
-from .preprocessing import PrivacyLeakWarning
+from .preprocessing import EncodedArray, PrivacyLeakWarning
 
 __all__ = ["PrivateHyperparameterSearch", "tnb_mean", "tnb_gamma_for_mean", "tnb_selection_rdp", "sample_tnb"]
 
@@ -274,6 +275,8 @@ class PrivateHyperparameterSearch:
         candidates = list(self.candidates)
         if not candidates or not all(isinstance(c, dict) for c in candidates):
             raise ValueError("candidates must be a non-empty sequence of parameter dicts")
+        domain = getattr(X, "domain", None)  # declared by a DomainEncoder upstream (public); every run gets it
+        domain = domain if isinstance(domain, FeatureDomain) else None
         X = check_X(X)
         n = X.shape[0]
         classes, y01 = check_binary_labels(y, n, zero_one_public=True)
@@ -324,7 +327,7 @@ class PrivateHyperparameterSearch:
         if Xtr.shape[0] == 0:
             raise ValueError("the random split left no training rows (every record went to validation); use more "
                              "data or a smaller validation_fraction")
-        train = (Xtr, ytr.astype(np.int64),  # the 0/1 codes: a split may hold one class of any labels
+        train = (_carrying(Xtr, domain), ytr.astype(np.int64),  # the 0/1 codes: a split may hold one class
                  {"sensitive_features": labels[gtr]} if sensitive_features is not None else {})
         best = None
         for _ in range(n_runs):
@@ -344,8 +347,9 @@ class PrivateHyperparameterSearch:
         self.run_epsilon_ = float(rdp_to_epsilon(orders, np.max(curves, axis=0), delta)[0])
         self.classes_ = classes
         chosen = self.best_estimator_  # the raw-units check on its released centre (the runs' warnings were silenced)
-        chosen._check_scale(chosen.center_, chosen.center_noise_multiplier_, chosen.n_samples_estimate_,
-                            RECORD_COUNT_NOISE)
+        if domain is None:  # as in a fit: a declared domain's scale is the user's
+            chosen._check_scale(chosen.center_, chosen.center_noise_multiplier_, chosen.n_samples_estimate_,
+                                RECORD_COUNT_NOISE)
         return self
 
     def _run(self, model, train, validation, rng):
@@ -386,6 +390,16 @@ def _check_family(estimator):
             "PrivateHyperparameterSearch supports the DP-SGD family (DPSGDClassifier, DPSGDFClassifier, "
             f"NaiveReweightedDPSGDClassifier, ConstrainedDPSGDClassifier), got {type(estimator).__name__}"
         )
+
+
+def _carrying(X, domain):
+    """X with ``.domain`` set, as a DomainEncoder's output carries it (rows only were selected, so it still holds)."""
+    if domain is None:
+        return X
+    if isinstance(X, np.ndarray):
+        X = X.view(EncodedArray)
+    X.domain = domain
+    return X
 
 
 def _clone(estimator):
