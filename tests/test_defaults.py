@@ -56,7 +56,8 @@ FAIR_FM_COST = ("demographic parity against a strong proxy leaves little to lear
                 "(session 10) passes: "
                 "0.8744-0.8760 over the five at DP difference 0.008-0.013; it is not their default because with the "
                 "same tau it buys accuracy with disparity on Adult too (ε = 10: RD 0.009 → 0.025 for FairFM, "
-                "0.018 → 0.041 for PFLR; bench/RESULTS.md, 'Session 10')")
+                "0.018 → 0.041 for PFLR; bench/RESULTS.md, 'Session 10'). Rounds under 0.5·tau pass here with a lower "
+                "DP difference than the single release but leave Adult's RD at 2-2.5 times it ('Session 18')")
 EXP_CANDIDATES = ("with min_group_positives = 1 the utility sensitivity is about 2, so the selection is near uniform "
                   "over the private candidate set; at d = 500 its equal-opportunity-constrained DP-SGD base model "
                   "(half of ε = 1, replace-one, the public n since session 15) reaches 0.775 (candidate mean 0.766) "
