@@ -392,7 +392,8 @@ class FeatureDomain(FunctionalSensitivity):
         (x_j <- f_j + c·(x_j − f_j), c in [0, 1] the largest that satisfies the caps, found by bisection and kept on
         the feasible side), and a row whose one-hot part alone breaks a cap has its groups zeroed first. Every row
         is mapped into the domain, so a fit never aborts on the data (an abort would depend on one record).
-        "raise": a ValueError naming the first row and column (or cap) outside the domain; nothing is changed.
+        "raise": a ValueError naming a row and column (or cap) outside the domain — the first one-hot violation if
+        any, else the first row outside the bounds, else the first over a cap; nothing is changed.
         """
         if policy not in ("clip", "raise"):
             raise ValueError(f"policy must be 'clip' or 'raise', got {policy!r}")

@@ -1,6 +1,7 @@
 """Noise mechanisms: Laplace, Gaussian (classic / analytic / extended calibration), exponential.
 
-Every function takes ``random_state`` (int | numpy Generator | None; see ``_validation.check_random_state``).
+Every sampling function takes ``random_state`` (int | numpy Generator | None; see
+``_validation.check_random_state``), except the arbitrary-precision samplers, which take a Generator ``rng``.
 Sensitivities are for the neighbouring relation of the caller (replace-one for the functional mechanism).
 
 Two sampling paths:
@@ -12,10 +13,11 @@ Two sampling paths:
   their pure-Python twin, driven by a ChaCha20 keystream). The value is
   rounded to the grid first, which can move each coordinate by 2^k / 2, so the sensitivity is inflated by
   2^k·m (L1, m coordinates) or 2^k·sqrt(m) (L2); the grid is chosen with 2^k <= Δ / (1024·m) (resp. sqrt(m)),
-  costing at most 0.1% more noise. A value beyond 2^52 − 1 grid steps is clamped to the grid's end (which moves no
-  two values further apart). Guarantees, exactly (no floating-point step touches the privacy argument) up to the
-  samplers' truncation, an additive δ below (1 + e^ε)·2·e^(−2^14) per discrete Laplace draw and (1 + e^ε)·e^(−2^22)
-  per discrete Gaussian draw (``kernels.discrete_laplace_noise`` / ``discrete_gaussian_noise``):
+  costing at most 0.1% more noise (while the scale stays under 2^23 grid units; see below). A value beyond
+  2^52 − 1 grid steps is clamped to the grid's end (which moves no two values further apart). Guarantees, exactly
+  (no floating-point step touches the privacy argument) up to the samplers' truncation, an additive δ below
+  (1 + e^ε)·2·e^(−2^14) per discrete Laplace draw and (1 + e^ε)·e^(−2^22) per discrete Gaussian draw
+  (``kernels.discrete_laplace_noise`` / ``discrete_gaussian_noise``):
     Laplace: discrete Laplace with scale b = (Δ_1 + 2^k m)/(ε 2^k) grid units  ->  ε-DP.
     Gaussian: discrete Gaussian, σ chosen so that ρ = Δ_2'²/(2σ²)-zCDP (CKS Thm 14) converts to (ε, δ)-DP by
     CKS Cor. 13 (the tight zCDP conversion); σ is a little larger than the analytic calibration.

@@ -77,7 +77,8 @@ class EncodedArray(np.ndarray):
     1-D result, an index it cannot read — drops it (``domain`` None), rather than pair a domain with the wrong
     columns. Only indexing, ``copy`` and pickling (e.g. joblib's worker processes in ``cross_val_score(n_jobs=2)``)
     carry it over: the results of NumPy functions, methods and arithmetic (``np.take``, ``X.take``, ``np.roll``,
-    ``X * 2``, ``X *= 2``, ...) may move, drop or rescale columns, so they have ``domain`` None.
+    ``X * 2``, ``X *= 2``, ...) may move, drop or rescale columns, so they carry no domain (``domain`` None, or a
+    plain ndarray for arithmetic results).
     """
 
     domain: Optional[FeatureDomain]
@@ -205,6 +206,9 @@ class DomainEncoder:
         Number of schema columns.
     bounds_ : dict
         Numeric column -> (lower, upper) used; categories_ : dict, categorical column -> categories used.
+    specs_ : dict
+        Schema column -> its spec, normalised to a Numeric, Categorical or Binary (a SplineEncoder's Spline kept;
+        ``SplineEncoder`` also sets ``n_spline_features_``, the number of hat features after the encoded columns).
 
     Notes
     -----
@@ -545,10 +549,10 @@ def adult_spline_schema():
     """The Adult schema of :func:`dpfair_native.datasets.adult_schema` with public knots on its five numeric columns.
 
     The knots are round numbers fixed from the columns' documented meaning and ranges, not from the data: age
-    every 10 years over [17, 90]; education-num at every level 1..16 (it is ordinal); hours-per-week at the usual
-    part-time/full-time/overtime marks; capital-gain and capital-loss at 0 and then geometrically spaced up to the
-    documented maximum (money: multiplicative scale). How many knots each column gets was chosen on a validation
-    part of Adult's seed-0 training split (bench/RESULTS.md, DP + fair frontier).
+    at 17, every 10 years from 20 to 70, and 90; education-num at every level 1..16 (it is ordinal); hours-per-week
+    at the usual part-time/full-time/overtime marks; capital-gain and capital-loss at 0 and then geometrically
+    spaced up to the documented maximum (money: multiplicative scale). How many knots each column gets was chosen
+    on a validation part of Adult's seed-0 training split (bench/RESULTS.md, DP + fair frontier).
     """
     from .datasets import adult_schema
 

@@ -1,5 +1,5 @@
 """Privacy accounting: typed privacy events, the RDP and PLD accountants, one noise calibration routine,
-composition theorems, and a budget that refuses to overspend.
+composition theorems, and a budget that refuses to overspend (beyond a relative rounding allowance of 1e-12).
 
 Events (``events``): ``GaussianEvent``, ``LaplaceEvent``, ``PoissonSampledEvent``, ``SelfComposedEvent``,
 ``ComposedEvent`` describe what was released. Accountants turn them into (ε, δ):

@@ -1,4 +1,5 @@
-"""Pure and approximate DP composition theorems, and a total (ε, δ) budget that refuses to overspend."""
+"""Pure and approximate DP composition theorems, and a total (ε, δ) budget that refuses to overspend (beyond a
+relative rounding allowance of 1e-12, so that parts summing to the budget exactly, such as ε/3 three times, pass)."""
 
 from __future__ import annotations
 

@@ -151,7 +151,7 @@ class DPClassifierBase:
     feature_names_in_ : ndarray of str
         Only when X had string column names.
     groups_ : ndarray (K,)
-        The group labels in code order, when ``sensitive_features`` were given.
+        The group labels in code order, when ``sensitive_features`` were given to an estimator that uses them.
     privacy_spent_ : PrivacySpent
         (ε, δ) of what the fit released, a pair with ``.method``, the accounting that computed it
         (:class:`~dpfair_native.accountants.PrivacySpent`).

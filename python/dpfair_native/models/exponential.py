@@ -28,10 +28,11 @@ drawn blind (the paper's) holds no good hyperplane in more than a few dimensions
 default ("private") the set is built from a private base model, in two sequential releases:
 
 1. an equal-opportunity-constrained DP-SGD logistic regression (:class:`~dpfair_native.models.
-   ConstrainedDPSGDClassifier` with ``constraint="equal_opportunity"`` and its other defaults) trained with the
-   share ``base_share`` of ε, ε₁ <= base_share·ε at ``delta``: the candidates then start near the trade-off this
-   learner targets. Its σ_eff is calibrated, and its ε₁ reported, by the PLD accountant under *replace-one*
-   neighbours (the relation of this module): T Poisson-subsampled steps at σ_eff, one typed event
+   ConstrainedDPSGDClassifier` with ``constraint="equal_opportunity"``, ``center=False`` (no centre release),
+   q = b/n from its default batch size with n public, a calibrated ``noise_multiplier``, and its other defaults)
+   trained with the share ``base_share`` of ε, ε₁ <= base_share·ε at ``delta``: the candidates then start near
+   the trade-off this learner targets. Its σ_eff is calibrated, and its ε₁ reported, by the PLD accountant under
+   *replace-one* neighbours (the relation of this module): T Poisson-subsampled steps at σ_eff, one typed event
    (:func:`~dpfair_native.models.dpsgd.dpsgd_release`) converted with ``neighbouring_relation="replace_one"``.
    n is public here, so the base model uses n itself: q = b/n, T and the steps' normaliser q·n are public, and
    it makes no noisy record-count release (which the standalone estimator, under add/remove, needs) and is

@@ -494,8 +494,9 @@ class FairDPClassifier(DPClassifierBase):
         below 1 only when σ₀ is of the order of M_θ + ηC̄ — the injected noise as large as the weights themselves,
         i.e. tiny expected per-group batches m_k and/or a large noise multiplier σ. Example (computed with
         :func:`fairdp_certificate_bound`): K = 2, m_k = (2, 2), σ = 8, η = C = 1, M_θ = 1 gives σ₀ = 2.83 and
-        τ = 0.520. At typical settings it is vacuous: on Adult at ε = 1 (m_k ≈ (117, 244), σ ≈ 1.3, η = 1) σ₀ is
-        about 6e-3 against M_θ + ηC̄ ≈ 4, and τ = 1.0 to machine precision. Then read tau_empirical(_upper).
+        τ = 0.520. At typical settings it is vacuous: on Adult at ε = 1 with the defaults (m_k ≈ (147, 305),
+        σ ≈ 2.2, η = 2) σ₀ is about 1.6e-2 against M_θ + ηC̄ ≈ 22.6, and τ = 1.0 to machine precision. Then read
+        tau_empirical(_upper).
 
         event: "demographic_parity" (all rows) or "equal_opportunity" (rows with y = classes_[1]; needs y).
         """
