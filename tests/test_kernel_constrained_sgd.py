@@ -189,3 +189,23 @@ def test_nan_coefficient_is_not_summed_unclipped(backend, layout, overflow_rows)
     assert np.all(np.isfinite(with_row0.params))
     assert np.linalg.norm(with_row0.params - without.params) <= 1.0  # row 0 moves the step by <= lr·C/b
     assert without.params[8] == pytest.approx(-1.0 / 1.5)  # row 1 clipped from norm 1.5 to 1, row 2's a is 0
+
+
+@pytest.mark.parametrize("backend", ["native", "numpy"])
+def test_a_subnormal_gradient_raises_no_warning(backend):
+    """A row scored about −720 has a subnormal residual σ(z) − y, so the clip's C/‖g‖ overflows; the NumPy twins
+    used to warn then ("overflow encountered in divide"), a signal that depends on one record being in the batch.
+    Checked for the constrained loop and for clip_group_gradients (the DP-SGD twins' clip)."""
+    import warnings
+
+    X = np.array([[0.5], [0.2], [720.0]])
+    y = np.array([0.0, 1.0, 0.0])
+    g = np.zeros(3, np.int64)
+    state = kernels.constrained_sgd_state(1, 1, 1)._replace(params=np.array([-1.0, 0.0]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        kernels.constrained_sgd_epochs(X, y, g, np.zeros(3, np.int64), np.array([1]), np.arange(3),
+                                       np.array([0, 3]), np.ones(1), np.zeros((1, 2)), np.zeros((1, 2)), state,
+                                       noise_multiplier=1.0, hist_noise_multiplier=3.0, clip=1.0,
+                                       expected_batch_size=1.0, backend=backend)
+        kernels.clip_group_gradients(X, y, np.array([-1.0]), 0.0, np.arange(3), g, np.ones(1), backend=backend)

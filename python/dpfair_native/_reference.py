@@ -156,7 +156,7 @@ def clip_group_gradients(X, y, w, bias, rows, groups, clip, threshold, l2, cente
     G[:, d] = resid
     norms = np.sqrt(np.einsum("ij,ij->i", G, G))
     bound = clip[gb]
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         scale = np.where(norms > bound, bound / norms, 1.0)
     # a norm neither finite nor <= the bound (NaN: x·w overflowed to inf − inf) leaves its row out, as natively:
     # NaN > bound is False, so the scale alone would let it in unclipped
@@ -780,7 +780,7 @@ def clip_group_gradients_csr(X, y, w, bias, rows, groups, clip, threshold, l2):
         sq = resid**2 + on_row + l2**2 * (off_row + (d + 2) * np.finfo(np.float64).eps * ww)
     norms = np.sqrt(np.maximum(sq, 0.0))
     bound = clip[gb]
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         scale = np.where(norms > bound, bound / norms, 1.0)
     left_out = ~(norms <= bound) & ~np.isfinite(norms)  # as in clip_group_gradients
     if np.any(left_out):
@@ -892,7 +892,7 @@ def constrained_sgd_epochs(X, y, groups, events, active, batch_rows, batch_offse
         a = _sigmoid(z) - y[B] + coef[groups[B], events[B]] * st * (1.0 - st) / temperature
         norm = np.abs(a) * np.sqrt(1.0 + np.einsum("ij,ij->i", xb, xb))
         # !(norm <= C): a NaN coefficient (x·w overflowed to inf − inf) would pass norm > C unclipped; it gives 0
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             clipped = np.where(np.isfinite(norm), a * (clip / np.where(norm > 0, norm, 1.0)), 0.0)
         a = np.where(norm <= clip, a, clipped)
         total = np.append(a @ xb, a.sum())
