@@ -176,7 +176,8 @@ def _data(n=1500, d=8, seed=0):
                                  ConstrainedDPSGDClassifier])
 def test_the_centre_release_is_charged(cls):
     X, y, s = _data()
-    kw = dict(noise_multiplier=1.2, target_epsilon=None, batch_size=100, epochs=2, random_state=0)
+    # a public q (sample_rate): the fit reports its releases' ε at the released ñ (see test_models_dpsgd for q = b/ñ)
+    kw = dict(noise_multiplier=1.2, target_epsilon=None, sample_rate=0.05, batch_size=None, epochs=2, random_state=0)
     m = cls(**kw).fit(X, y, sensitive_features=s)
     off = cls(center=False, **kw).fit(X, y, sensitive_features=s)
     assert m.center_noise_multiplier_ > 0 and off.center_ is None and off.center_noise_multiplier_ is None

@@ -343,9 +343,11 @@ def test_private_base_model_uses_the_public_n_and_is_charged_for_its_steps_only(
     event = dpsgd_release(base["sample_rate_"], base["effective_noise_multiplier_"], base["n_steps_"])
     assert m.base_epsilon_ == epsilon_of_event(event, 1e-5, method="pld", neighbouring_relation="replace_one")
     assert m.privacy_spent_.epsilon <= 1.0
-    # the standalone estimator (add/remove) is unchanged: it releases a noisy count and charges it
+    # the standalone estimator (add/remove) is unchanged: it releases a noisy count and charges it (q public here,
+    # so its report is the ε at ñ; with q = b/ñ it would be the filter bound over the counts near ñ)
     alone = constrained.ConstrainedDPSGDClassifier(constraint="equal_opportunity", noise_multiplier=2.0,
-                                                   center=False, epochs=1, declared_groups=[0, 1], random_state=4)
+                                                   sample_rate=0.05, center=False, epochs=1, declared_groups=[0, 1],
+                                                   random_state=4)
     alone.fit(X, y, sensitive_features=s)
     assert alone.n_samples_estimate_ != n
     assert alone.privacy_spent_ == dpsgd_privacy_spent(alone.sample_rate_, alone.effective_noise_multiplier_,

@@ -85,10 +85,11 @@ def test_secure_flag_is_validated():
         DPSGDClassifier(secure=1, epochs=1).fit(X, y)
 
 
-DPSGD = [
-    lambda **k: DPSGDClassifier(noise_multiplier=1.1, batch_size=30, epochs=2, **k),
-    lambda **k: DPSGDFClassifier(noise_multiplier=1.1, batch_size=30, epochs=2, **k),
-    lambda **k: NaiveReweightedDPSGDClassifier(noise_multiplier=1.1, batch_size=30, epochs=2, **k),
+DPSGD = [  # q public (sample_rate): the reports are the ε at ñ (with q = b/ñ, the filter bound: see below)
+    lambda **k: DPSGDClassifier(noise_multiplier=1.1, sample_rate=0.1, batch_size=None, epochs=2, **k),
+    lambda **k: DPSGDFClassifier(noise_multiplier=1.1, sample_rate=0.1, batch_size=None, epochs=2, **k),
+    lambda **k: NaiveReweightedDPSGDClassifier(noise_multiplier=1.1, sample_rate=0.1, batch_size=None, epochs=2,
+                                               **k),
 ]
 
 
@@ -112,6 +113,18 @@ def test_dpsgd_family_secure_accounting(make):
     assert not np.allclose(sec.coef_, plain.coef_)
     again = make(random_state=0, secure=True).fit(X, y, sensitive_features=s)
     np.testing.assert_array_equal(sec.coef_, again.coef_)
+
+
+def test_secure_fixed_noise_with_q_from_the_count_reports_the_secure_filter_bound():
+    from dpfair_native.models.dpsgd import adaptive_privacy_spent
+
+    X, y, s = _data(n=3000)
+    m = DPSGDClassifier(noise_multiplier=1.5, batch_size=100, epochs=1, secure=True, random_state=0).fit(X, y)
+    bound = adaptive_privacy_spent(m._sampling, m._center_noise, 1.5, m.n_samples_estimate_, m.delta, secure=True)
+    assert m.privacy_spent_ == bound
+    counts = (RECORD_COUNT_NOISE, m.center_noise_multiplier_)
+    assert bound[0] > dpsgd_privacy_spent(m.sample_rate_, 1.5, m.n_steps_, m.delta, counts, secure=True)[0]
+    assert bound[0] > adaptive_privacy_spent(m._sampling, m._center_noise, 1.5, m.n_samples_estimate_, m.delta)[0]
 
 
 @native

@@ -249,3 +249,19 @@ def test_runs_keep_a_declared_domain(monkeypatch, sparse_output):
     with pytest.warns(AssumedDomainWarning):  # the same rows without their domain
         search.fit(X.toarray() if sparse_output else np.asarray(X), y)
     assert seen and all(domain is None for domain in seen)
+
+
+def test_fixed_noise_candidates_with_q_from_the_count_charge_every_nearby_count():
+    """A candidate with noise_multiplier and batch_size gets q = b/ñ from the search's noisy count of training
+    rows, so its ε moves with that private count: the search charges the envelope over the counts near ñ
+    (models.dpsgd.adaptive_rdp), as a fit does; the same σ at a public sample rate is charged at that rate."""
+    X, y, s = make_fair_classification(3000, 5, random_state=0)
+    kw = dict(mean_runs=2, validation_fraction=0.2, random_state=0)
+    from_count = PrivateHyperparameterSearch(DPSGDClassifier(noise_multiplier=1.0, batch_size=100, epochs=2),
+                                             [dict(learning_rate=1.0)], **kw).fit(X, y)
+    public = PrivateHyperparameterSearch(DPSGDClassifier(noise_multiplier=1.0, sample_rate=100 / 2400,
+                                                         batch_size=None, epochs=2),
+                                         [dict(learning_rate=1.0)], **kw).fit(X, y)
+    # ~2,400 training rows: the envelope covers counts down to ñ − 1,200, where q is about twice b/ñ
+    assert from_count.run_epsilon_ > 1.3 * public.run_epsilon_
+    assert from_count.privacy_spent_[0] > public.privacy_spent_[0]

@@ -163,6 +163,10 @@ class PrivateHyperparameterSearch:
     run_epsilon_ : ε at δ of one run alone, for comparison: of the order-wise maximum of the candidates' RDP curves
         (what the selection theorem composes), so at least each candidate's own ε through RDP, and above the ε a
         PLD-calibrated candidate reports alone.
+    gamma_ : float
+        γ of the run-count distribution D_{η,γ}, solved from ``mean_runs``.
+    classes_ : ndarray (2,)
+        The two label values.
 
     Notes
     -----
@@ -266,6 +270,28 @@ class PrivateHyperparameterSearch:
         sigma_eff = estimator._effective_sigma(sigma, sigma_count)
         return dpsgd_rdp(q, sigma_eff, steps, before, orders)
 
+    def _candidates(self, candidates, n_estimate: float, delta: float, orders, labels):
+        """(estimators, their RDP curves, the tail mass their curves leave to δ) for the runs."""
+        models, curves, tail = [], [], 0.0
+        for params in candidates:
+            est = _clone(self.estimator).set_params(**params)
+            from_count = getattr(est, "sample_rate", None) is None
+            if from_count:
+                b = getattr(est, "batch_size", None)
+                if b is None:
+                    raise ValueError("each candidate needs batch_size or sample_rate")
+                est.set_params(sample_rate=min(1.0, float(b) / n_estimate))
+            if labels is not None and "declared_groups" in est.get_params():
+                est.set_params(declared_groups=labels)  # else a run's groups_ would say which groups it saw
+            curve = self.candidate_rdp(est, est.sample_rate, orders)
+            if from_count and est._requested_privacy()[0] is None:
+                # a fixed σ with q = b/ñ: ε moves with the private count, so charge every count near ñ (as a fit does)
+                curve, p_out = _adaptive_candidate_rdp(est, float(b), n_estimate, delta)
+                tail = max(tail, p_out)
+            curves.append(curve)
+            models.append(est)
+        return models, curves, tail
+
     def fit(self, X, y, *, sensitive_features=None):
         from .accountants import DEFAULT_RDP_ORDERS, PrivacySpent, rdp_gaussian, rdp_to_epsilon
         from .models.dpsgd import RECORD_COUNT_NOISE
@@ -306,18 +332,8 @@ class PrivateHyperparameterSearch:
         val = rng.random(n) < p_val
         tr = ~val
         n_tr_est = max(1.0, tr.sum() + RECORD_COUNT_NOISE * float(rng.standard_normal()))
-        models, curves = [], []
-        for params in candidates:
-            est = _clone(self.estimator).set_params(**params)
-            if getattr(est, "sample_rate", None) is None:
-                b = getattr(est, "batch_size", None)
-                if b is None:
-                    raise ValueError("each candidate needs batch_size or sample_rate")
-                est.set_params(sample_rate=min(1.0, float(b) / n_tr_est))
-            if sensitive_features is not None and "declared_groups" in est.get_params():
-                est.set_params(declared_groups=labels)  # else a run's groups_ would say which groups it saw
-            curves.append(self.candidate_rdp(est, est.sample_rate, orders))
-            models.append(est)
+        models, curves, tail = self._candidates(candidates, n_tr_est, delta, orders,
+                                                labels if sensitive_features is not None else None)
         run_rdp = np.maximum(np.max(curves, axis=0), rdp_gaussian(sigma_v, orders))
         total_rdp = tnb_selection_rdp(orders, run_rdp, eta, gamma) + rdp_gaussian(RECORD_COUNT_NOISE, orders)
 
@@ -342,9 +358,9 @@ class PrivateHyperparameterSearch:
         self.best_estimator_.classes_ = classes  # its predict maps the codes back to the labels
         self.best_params_ = dict(candidates[j])
         self.gamma_ = gamma
-        self.privacy_spent_ = PrivacySpent(rdp_to_epsilon(orders, total_rdp, delta)[0], delta, "rdp",
+        self.privacy_spent_ = PrivacySpent(rdp_to_epsilon(orders, total_rdp, delta - tail)[0], delta, "rdp",
                                           "add_or_remove_one")
-        self.run_epsilon_ = float(rdp_to_epsilon(orders, np.max(curves, axis=0), delta)[0])
+        self.run_epsilon_ = float(rdp_to_epsilon(orders, np.max(curves, axis=0), delta - tail)[0])
         self.classes_ = classes
         chosen = self.best_estimator_  # the raw-units check on its released centre (the runs' warnings were silenced)
         if domain is None:  # as in a fit: a declared domain's scale is the user's
@@ -400,6 +416,25 @@ def _carrying(X, domain):
         X = X.view(EncodedArray)
     X.domain = domain
     return X
+
+
+def _adaptive_candidate_rdp(est, batch_size: float, n_estimate: float, delta: float):
+    """(RDP curve, tail) of a fixed-σ candidate whose q = b/ñ comes from the search's noisy count: the envelope of
+    :func:`~dpfair_native.models.dpsgd.adaptive_rdp` over the counts near ñ (on DEFAULT_RDP_ORDERS), and its tail
+    mass for δ."""
+    from .models.dpsgd import RECORD_COUNT_NOISE, adaptive_rdp
+
+    epochs = int(est.epochs)
+
+    def sampling(n_prime):
+        q = min(1.0, batch_size / n_prime)
+        return q, epochs * max(1, int(round(1.0 / q)))
+
+    q, steps = sampling(n_estimate)
+    before = (RECORD_COUNT_NOISE,) + tuple(s for s in (est._center_noise(q, steps),) if s is not None)
+    sigma_eff = est._effective_sigma(*est._noise_multipliers(q, steps, before))
+    _, envelope, p_out = adaptive_rdp(sampling, est._center_noise, sigma_eff, n_estimate, delta)
+    return envelope, p_out
 
 
 def _clone(estimator):

@@ -26,14 +26,13 @@ from .dpsgd import (
     RECORD_COUNT_NOISE,
     _DPSGDBase,
     calibrate_dpsgd_noise,
-    dpsgd_privacy_spent,
     poisson_batches,
     prefetched,
 )
 
 __all__ = ["ConstrainedDPSGDClassifier", "CONSTRAINTS"]
 
-# constraint -> (number of events E, active events, whether the event is the label)
+# constraint -> (number of events E, the active events; with E = 2 the event is the label)
 CONSTRAINTS = {
     "demographic_parity": (1, (1,)),
     "equal_opportunity": (2, (0, 1)),
@@ -119,7 +118,7 @@ class ConstrainedDPSGDClassifier(_DPSGDBase):
         Column names of X in ``fit``, when it had string column names.
     groups_ : ndarray
         The group labels (``declared_groups``, or those seen), in the order of ``multipliers_``' group axis.
-    privacy_spent_ : tuple of (float, float)
+    privacy_spent_ : PrivacySpent
         (ε, δ) of the whole fit (record count, centre (``center=True``) and T joint steps) under
         ``accountant_method``; (inf, 0) without noise.
     noise_multiplier_ : float
@@ -188,7 +187,10 @@ class ConstrainedDPSGDClassifier(_DPSGDBase):
     Gaussian with multiplier σ_μ = ``center_noise_multiplier_``). ``privacy_spent_`` is therefore the ε at
     ``delta`` of the record-count Gaussian (σ_n) and the centre Gaussian (σ_μ, ``center=True`` only) composed with
     T subsampled Gaussian steps at σ_eff — by PLD (default) or RDP, T·RDP_subsampled(q, σ_eff) + RDP_Gaussian(σ_n)
-    (+ RDP_Gaussian(σ_μ)) — :func:`~dpfair_native.models.dpsgd.dpsgd_privacy_spent` with σ_eff. With
+    (+ RDP_Gaussian(σ_μ)) — :func:`~dpfair_native.models.dpsgd.dpsgd_privacy_spent` with σ_eff, at the released
+    ñ's (q, T); q and T are chosen after ñ, which the filter bounds of the DP-SGD module docstring cover (within
+    0.1 % with ``target_epsilon``; with a fixed ``noise_multiplier`` and q = b/ñ the report is
+    :func:`~dpfair_native.models.dpsgd.adaptive_privacy_spent`, the RDP filter over every count near ñ). With
     ``target_epsilon`` σ_eff is calibrated for that composition
     (:func:`~dpfair_native.models.dpsgd.calibrate_dpsgd_noise`) and split as σ_h = r·σ_g with r =
     ``hist_noise_ratio``: 1/σ_eff² = (1 + 1/r²)/σ_g², so σ_g = σ_eff·sqrt(1 + 1/r²).
@@ -351,8 +353,7 @@ class ConstrainedDPSGDClassifier(_DPSGDBase):
         params = state.avg
 
         sigma_eff = self._effective_sigma(sigma_g, sigma_h) if sigma_g > 0 else 0.0
-        spent = dpsgd_privacy_spent(q, sigma_eff, steps, float(self.delta), record_count_noise,
-                                    method=self.accountant_method)
+        spent = self._privacy_spent(q, sigma_eff, steps, record_count_noise, n_estimate)
         # the rates as the loop reads them (constrained_sgd.hpp): n = max(1, h0 + h1), m = min(n, max(0, h1)), r = m/n
         h = state.hist / (1.0 - (1.0 - ema) ** state.step_index)
         n_cell = np.maximum(1.0, h[:, :, 0] + h[:, :, 1])
