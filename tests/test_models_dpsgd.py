@@ -96,20 +96,21 @@ def test_target_epsilon_under_pld_costs_at_most_a_tenth_of_a_percent_of_adaptivi
         assert met.size and grid[inner][met[0]] * h <= 1.001 * target
 
 
-@pytest.mark.parametrize("n", [2_000, 20_000, 200_000])
+@pytest.mark.parametrize("n", [800, 2_000, 20_000, 200_000])
 def test_a_fixed_noise_multiplier_with_q_from_the_count_reports_a_bound_for_every_plausible_n(n):
     """With ``noise_multiplier`` and ``batch_size``, q = b/ñ and T move with ñ, so ε itself depends on the private n.
     The report (``adaptive_privacy_spent``) must cover the RDP filter of every n within kσ_n of the released ñ.
-    Checked by brute force: the filter of n on a fine grid (241 values of ñ' in n ± kσ_n with their exact q, T and
+    Checked by brute force: the filter of n on a fine grid (601 values of ñ' in n ± kσ_n with their exact q, T and
     centre noise) is below the report for released counts at both ends of n ± kσ_n and at n, and the report is
-    not much looser than that at ñ = n. The ε at the released ñ itself, which fits reported before, is below the truth
-    when ñ > n (at n = 2,000 and ñ = n + 6σ_n: 11.4 against 16.9)."""
+    not much looser than that at ñ = n. (A piece charged its T at its lower end, or its q at its upper end, fails
+    at n = 800 with ñ = 1,400: 34.1 against 36.0.) The ε at the released ñ itself, which fits reported before, is
+    below the truth when ñ > n (at n = 2,000 and ñ = n + 6σ_n: 11.4 against 16.9)."""
     delta, orders, sigma_n = 1e-5, np.asarray(DEFAULT_RDP_ORDERS), RECORD_COUNT_NOISE
     est = DPSGDClassifier(noise_multiplier=1.0, delta=delta)
     k = dpsgd_module.count_window(delta)
     assert k == 6.0
     envelope = np.zeros_like(orders)
-    for n_estimate in np.linspace(n - k * sigma_n, n + k * sigma_n, 241):
+    for n_estimate in np.linspace(n - k * sigma_n, n + k * sigma_n, 601):
         q, steps = est._sampling(n_estimate)
         envelope = np.maximum(envelope, dpsgd_rdp(q, 1.0, steps, (sigma_n, est._center_noise(q, steps)), orders))
     truth = rdp_to_epsilon(orders, envelope, delta - math.erfc(k / math.sqrt(2)))[0]

@@ -247,3 +247,19 @@ def test_exponential_learner_secure():
     with pytest.raises(ValueError, match="utilities"):
         mechanisms.permute_and_flip_secure([np.nan], 1.0, 1.0)
     assert math.isfinite(est.intercept_)
+
+
+def test_secure_target_with_q_from_the_count_on_small_data_warns():
+    """The filter over the counts near n is not covered there (module docstring): the fit says so, and a public
+    sample_rate, or more rows, does not warn."""
+    import warnings
+
+    from dpfair_native.preprocessing import PrivacyLeakWarning
+
+    X, y, s = _data(n=1000)
+    with pytest.warns(PrivacyLeakWarning, match="sample_rate"):
+        DPSGDClassifier(target_epsilon=4.0, batch_size=100, epochs=1, secure=True, random_state=0).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        DPSGDClassifier(target_epsilon=4.0, sample_rate=0.1, batch_size=None, epochs=1, secure=True,
+                        random_state=0).fit(X, y)

@@ -175,6 +175,11 @@ class PrivateHyperparameterSearch:
     **Algorithm.** (1) Assign every record to the validation part with probability p (data-independent coins).
     (2) Release ñ_tr = n_tr + N(0, σ_n²) (σ_n = ``RECORD_COUNT_NOISE``) and fix every candidate's sampling rate
     q = min(1, b/ñ_tr) from its batch size b, so every candidate's privacy curve is a public function of ñ_tr.
+    A candidate with a fixed noise multiplier is charged the envelope of its curves over every count near ñ_tr
+    (:func:`~dpfair_native.models.dpsgd.adaptive_rdp`), since its ε moves with the private n_tr. A candidate with
+    ``target_epsilon`` is charged its calibrated curve at ñ_tr only: the filter over the counts near n_tr is
+    0.1–1.2 % above that on a few hundred to two thousand training rows (review, session 18), less on more; give
+    such candidates a ``sample_rate`` to avoid it.
     (3) Draw K ~ D_{η,γ}. (4) K times: draw a candidate uniformly, fit it on the training part, release its
     validation histogram of (group, label, prediction) counts with N(0, σ_v²) per cell, and compute its score from
     it. (5) Return the run with the best score (ties: the first).

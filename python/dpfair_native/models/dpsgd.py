@@ -25,13 +25,19 @@ the noise multiplier is calibrated under the same accountant so that this whole 
 Because q, T and σ are chosen from the released ñ, the steps' parameters are adaptive. The rigorous bound is a
 filter (Feldman & Zrnic 2021): the supremum of what the fit would charge for every ñ in n ± 6σ_n, with the rest of
 ñ's law (< 2e-9) added to δ. With ``target_epsilon`` every ñ calibrates to the target, so ``privacy_spent_`` is the
-accountant's ε at the realised (q, T, σ): the RDP filter exceeds it by at most 0.08 % (ε = 1 and 4, n from 400 to
-200,000), and the f-DP envelope of the PLD profiles (the pointwise maximum of the profiles over ñ, composed with the
-count's Gaussian: Dong, Roth & Su 2022's composition of mechanisms each f-DP for every earlier output) by at most
-0.01 % (tests/test_models_dpsgd.py checks ≤ 0.1 % for both). With a fixed ``noise_multiplier`` and q = b/ñ the ε
+accountant's ε at the realised (q, T, σ): the f-DP envelope of the PLD profiles (the pointwise maximum of the
+profiles over ñ, composed with the count's Gaussian: Dong, Roth & Su 2022's composition of mechanisms each f-DP for
+every earlier output) exceeds it by at most 0.01 % under the default PLD accountant, and the RDP filter by about
+0.1 % under "rdp" at ε <= 4 (0.104 % at n = 850, ε = 4; 0.46 % at ε = 8) (tests/test_models_dpsgd.py checks
+≤ 0.1 % for both at ε = 1 and 4). Not covered: ``secure=True`` with ``target_epsilon`` and q = b/ñ on small data —
+the discrete-Gaussian curves calibrated at neighbouring counts differ in shape, and the filter of n ± 6σ_n is 13–42 %
+above the target at n = 1,000–2,000 (0 from n ≈ 3,000–5,000 up; basic composition of the count with the steps gives
+0.5–1 % above it), while ``privacy_spent_`` says the target; give ``sample_rate`` for a secure fit on small data.
+With a fixed ``noise_multiplier`` and q = b/ñ the ε
 itself moves with n (at n = 2,000 by a third between ñ = n and n + 6σ_n), so ``privacy_spent_`` is
-:func:`adaptive_privacy_spent`: the RDP filter over every count within 12σ_n of the released ñ, which covers every n
-the count could have come from (method "rdp" whatever ``accountant_method`` says). With ``sample_rate`` (q public)
+:func:`adaptive_privacy_spent`: the RDP filter over every count within 2kσ_n of the released ñ (k = 6 for δ >= 2e-6,
+larger below), which covers every n the count could have come from (method "rdp" whatever ``accountant_method``
+says). With ``sample_rate`` (q public)
 only the normaliser reads ñ and the ε at ñ is exact.
 
 ``secure=True`` (all three, and FairDP): the noise is exact and drawn inside the native loop — per step the clipped
@@ -317,6 +323,7 @@ def count_window(delta: float) -> float:
 
 
 _WINDOW_LATTICE = 1.0025  # piece edges of adaptive_privacy_spent are powers of this (shared across fits: memoised)
+_WINDOW_PIECE = 8  # lattice steps per piece at most: q(a)/q(b) <= 1.02
 
 
 @functools.lru_cache(maxsize=4096)
@@ -350,9 +357,9 @@ def adaptive_rdp(sampling: Callable[[float], Tuple[float, int]],
     |ñ − n| <= k·σ_n (k = :func:`count_window`): for such an n the fit's parameters are those of some ñ' in
     W = [ñ − 2kσ_n, ñ + 2kσ_n] unless the count lands outside n ± kσ_n (probability p = P(|N(0, 1)| > k), added to
     δ), so the fit is (ε, δ)-DP with ε the conversion at δ − p of the supremum over ñ' in W of the RDP curves it
-    would charge (count, centre, T steps). W is covered by pieces [a, b] between powers of r = 1.0025, the first one
-    step wide and each at most a third of its distance from W's lower end (aligned dyadic blocks of steps, so fits
-    share them and their curves are memoised); on each, the curve at (q(a), T(b), σ_μ(q(a), T(b))) bounds every ñ'
+    would charge (count, centre, T steps). W is covered by pieces [a, b] between powers of r = 1.0025 (aligned
+    dyadic blocks of 1 to 8 steps, so b/a <= 1.02, and b/a − 1 at most a third of a/lo − 1; fits share the pieces
+    and their curves are memoised); on each, the curve at (q(a), T(b), σ_μ(q(a), T(b))) bounds every ñ'
     in it (the subsampled Gaussian's RDP grows with q, the composition's with T, a Gaussian's as σ_μ falls), so the
     supremum is bounded over the whole window, not only on a grid. With σ = 1, batch 256, 20 epochs this is about
     2 % above the RDP ε at ñ itself for n = 36,177 and about 65 % for n = 2,000 (the count's noise is 5 % of n
@@ -370,8 +377,9 @@ def adaptive_rdp(sampling: Callable[[float], Tuple[float, int]],
     log_r = math.log(_WINDOW_LATTICE)
     first = i = math.floor(math.log(lo) / log_r) - 1  # r^i <= lo despite rounding
     while _WINDOW_LATTICE**i < hi:
-        size = 1
-        while i % (2 * size) == 0 and 2 * size <= max(1, (i - first) // 3):
+        size = 1  # at most 8 steps (2 %), and within a third of the piece's distance from lo
+        while (i % (2 * size) == 0 and 2 * size <= _WINDOW_PIECE
+               and _WINDOW_LATTICE ** (2 * size) - 1 <= (_WINDOW_LATTICE ** (i - first) - 1) / 3):
             size *= 2
         q, steps = sampling(_WINDOW_LATTICE**i)[0], sampling(_WINDOW_LATTICE ** (i + size))[1]
         curve = steps * _step_rdp(q, float(noise_multiplier), bool(secure)) + rdp_gaussian(RECORD_COUNT_NOISE, orders)
@@ -504,6 +512,16 @@ class _DPSGDBase(DPClassifierBase):
         if sigma_eff > 0 and target is None and self.sample_rate is None and record_count_noise:
             return adaptive_privacy_spent(self._sampling, self._center_noise, sigma_eff, n_estimate,
                                           float(self.delta), secure=secure)
+        if secure and target is not None and self.sample_rate is None and n_estimate < 5_000:
+            import warnings
+
+            from ..preprocessing import PrivacyLeakWarning
+
+            warnings.warn(  # a function of the released ñ (module docstring, "Not covered")
+                f"{type(self).__name__}: with secure=True, target_epsilon and q = batch_size/ñ on a few thousand rows "
+                "or fewer, the privacy bound over the record counts near n can be well above target_epsilon (up to "
+                "about 40 % at 1,000-2,000 rows), while privacy_spent_ reports the target; pass sample_rate (a "
+                "public q) instead of batch_size", PrivacyLeakWarning, stacklevel=4)
         return dpsgd_privacy_spent(q, sigma_eff, steps, float(self.delta), record_count_noise, secure=secure,
                                    method=self.accountant_method)
 
