@@ -353,19 +353,18 @@ def adaptive_rdp(sampling: Callable[[float], Tuple[float, int]],
 
     ``sampling``: ñ' -> (q, T), q non-increasing and T non-decreasing in ñ' (q = min(1, b/ñ'), T = epochs·round(1/q));
     ``center_noise``: (q, T) -> σ_μ or None, non-increasing in q and in T; ``noise_multiplier``: the steps' (effective)
-    σ, fixed. The RDP filter bound (Feldman & Zrnic 2021), valid for every record count n with
-    |ñ − n| <= k·σ_n (k = :func:`count_window`): for such an n the fit's parameters are those of some ñ' in
-    W = [ñ − 2kσ_n, ñ + 2kσ_n] unless the count lands outside n ± kσ_n (probability p = P(|N(0, 1)| > k), added to
-    δ), so the fit is (ε, δ)-DP with ε the conversion at δ − p of the supremum over ñ' in W of the RDP curves it
-    would charge (count, centre, T steps). W is covered by pieces [a, b] between powers of r = 1.0025 (aligned
-    dyadic blocks of 1 to 8 steps, so b/a <= 1.02, longer than one step only where b/a − 1 is at most a third of
-    a/lo − 1; fits share the pieces and their curves are memoised); on each, the curve at (q(a), T(b),
-    σ_μ(q(a), T(b))) bounds every ñ' in it (the subsampled Gaussian's exact RDP grows with q — the computed
-    fractional-order values are not monotone in q at σ >= 3 but only overestimate it —, the composition's with T, a
-    Gaussian's as σ_μ falls), so the supremum is bounded over the whole window, not only on a grid. With σ = 1, batch 256, 20 epochs this is about
-    2 % above the RDP ε at ñ itself for n = 36,177 and about 65 % for n = 2,000 (the count's noise is 5 % of n
-    there, and q = b/n moves with it). With ``target_epsilon`` (calibrated at each ñ) or ``sample_rate`` (q public)
-    the ε at the released ñ is reported instead (module docstring).
+    σ, fixed. The RDP filter bound (Feldman & Zrnic 2021), valid for every record count n with |ñ − n| <= k·σ_n (k =
+    :func:`count_window`): for such an n the fit's parameters are those of some ñ' in W = [ñ − 2kσ_n, ñ + 2kσ_n] unless
+    the count lands outside n ± kσ_n (probability p = P(|N(0, 1)| > k), added to δ), so the fit is (ε, δ)-DP with ε the
+    conversion at δ − p of the supremum over ñ' in W of the RDP curves it would charge (count, centre, T steps). W is
+    covered by pieces [a, b] between powers of r = 1.0025 (aligned dyadic blocks of 1 to 8 steps, so b/a <= 1.02, longer
+    than one step only where b/a − 1 is at most a third of a/lo − 1; fits share the pieces and their curves are
+    memoised); on each, the curve at (q(a), T(b), σ_μ(q(a), T(b))) bounds every ñ' in it (the subsampled Gaussian's
+    exact RDP grows with q — the computed fractional-order values are not monotone in q at σ >= 3 but only overestimate
+    it —, the composition's with T, a Gaussian's as σ_μ falls), so the supremum is bounded over the whole window, not
+    only on a grid. With σ = 1, batch 256, 20 epochs this is about 2 % above the RDP ε at ñ itself for n = 36,177 and
+    about 65 % for n = 2,000 (the count's noise is 5 % of n there, and q = b/n moves with it). With ``target_epsilon``
+    (calibrated at each ñ) or ``sample_rate`` (q public) the ε at the released ñ is reported instead (module docstring).
     """
     from .._secure_accounting import SECURE_RDP_ORDERS
     from ..accountants import DEFAULT_RDP_ORDERS, rdp_gaussian
