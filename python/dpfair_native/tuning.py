@@ -291,7 +291,7 @@ class PrivateHyperparameterSearch:
             curve = self.candidate_rdp(est, est.sample_rate, orders)
             if from_count and est._requested_privacy()[0] is None:
                 # a fixed σ with q = b/ñ: ε moves with the private count, so charge every count near ñ (as a fit does)
-                curve, p_out = _adaptive_candidate_rdp(est, float(b), n_estimate, delta)
+                curve, p_out = _adaptive_candidate_rdp(est, int(b), n_estimate, delta)
                 tail = max(tail, p_out)
             curves.append(curve)
             models.append(est)
@@ -423,20 +423,16 @@ def _carrying(X, domain):
     return X
 
 
-def _adaptive_candidate_rdp(est, batch_size: float, n_estimate: float, delta: float):
+def _adaptive_candidate_rdp(est, batch_size: int, n_estimate: float, delta: float):
     """(RDP curve, tail) of a fixed-σ candidate whose q = b/ñ comes from the search's noisy count: the envelope of
     :func:`~dpfair_native.models.dpsgd.adaptive_rdp` over the counts near ñ (on DEFAULT_RDP_ORDERS), and its tail
     mass for δ."""
     from .models.dpsgd import RECORD_COUNT_NOISE, adaptive_rdp
 
-    epochs = int(est.epochs)
-
-    def sampling(n_prime):
-        q = min(1.0, batch_size / n_prime)
-        return q, epochs * max(1, int(round(1.0 / q)))
-
+    sampling = _clone(est).set_params(sample_rate=None, batch_size=batch_size)._sampling  # q = b/ñ', as a fit
     q, steps = sampling(n_estimate)
-    before = (RECORD_COUNT_NOISE,) + tuple(s for s in (est._center_noise(q, steps),) if s is not None)
+    sigma_mu = est._center_noise(q, steps)
+    before = (RECORD_COUNT_NOISE,) + (() if sigma_mu is None else (sigma_mu,))
     sigma_eff = est._effective_sigma(*est._noise_multipliers(q, steps, before))
     _, envelope, p_out = adaptive_rdp(sampling, est._center_noise, sigma_eff, n_estimate, delta)
     return envelope, p_out

@@ -63,6 +63,7 @@ from __future__ import annotations
 
 import functools
 import math
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from numbers import Real
 from typing import Callable, Iterator, Optional, Tuple, TypeVar
@@ -91,6 +92,7 @@ from ..accountants import (
     epsilon_of_event,
 )
 from ..accountants.calibration import search_noise_multiplier
+from ..preprocessing import PrivacyLeakWarning
 from ._base import DPClassifierBase, TrainingDivergedError
 from ._centering import center_bound, center_noise_multiplier, release_center, uncentered, warn_if_out_of_scale
 
@@ -513,10 +515,6 @@ class _DPSGDBase(DPClassifierBase):
             return adaptive_privacy_spent(self._sampling, self._center_noise, sigma_eff, n_estimate,
                                           float(self.delta), secure=secure)
         if secure and target is not None and self.sample_rate is None and n_estimate < 5_000:
-            import warnings
-
-            from ..preprocessing import PrivacyLeakWarning
-
             warnings.warn(  # a function of the released ñ (module docstring, "Not covered")
                 f"{type(self).__name__}: with secure=True, target_epsilon and q = batch_size/ñ on a few thousand rows "
                 "or fewer, the privacy bound over the record counts near n can be well above target_epsilon (up to "
