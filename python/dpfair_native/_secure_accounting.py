@@ -60,27 +60,34 @@ def rdp_poisson_subsampled_general(sample_rate: float, rdp_of, orders: Sequence[
     q = float(sample_rate)
     if not 0.0 <= q <= 1.0:
         raise ValueError(f"sample_rate must lie in [0, 1], got {sample_rate!r}")
-    out = []
+    alphas = []
     for a in orders:
         if isinstance(a, float) and not a.is_integer():
             raise ValueError(f"the general Poisson-subsampling bound needs integer orders, got {a}")
-        a = int(a)
-        if a < 2:
-            raise ValueError(f"orders must be integers >= 2, got {a}")
-        if q == 0.0:
-            out.append(0.0)
-            continue
-        if q == 1.0:
-            out.append(float(rdp_of(a)))
-            continue
-        lq, l1q = math.log(q), math.log1p(-q)
-        terms = [(a - 1) * l1q + math.log1p((a - 1) * q)]
-        terms.append(math.log(math.comb(a, 2)) + 2 * lq + (a - 2) * l1q + float(rdp_of(2)))
-        for ell in range(3, a + 1):
-            terms.append(math.log(3.0) + math.log(math.comb(a, ell)) + (a - ell) * l1q + ell * lq
-                         + (ell - 1) * float(rdp_of(ell)))
-        out.append(_logsumexp(terms) / (a - 1))
-    return np.asarray(out)
+        if int(a) < 2:
+            raise ValueError(f"orders must be integers >= 2, got {int(a)}")
+        alphas.append(int(a))
+    if not alphas or q == 0.0:
+        return np.zeros(len(alphas))
+    if q == 1.0:
+        return np.array([float(rdp_of(a)) for a in alphas])
+    # every order's terms in one array: row α, column ℓ = 2..max α (the ℓ = 2 term has no factor 3, ℓ > α none)
+    alpha = np.asarray(alphas, dtype=np.float64)[:, None]
+    ell = np.arange(2, max(alphas) + 1, dtype=np.float64)[None, :]
+    eps = np.array([float(rdp_of(k)) for k in range(2, max(alphas) + 1)])[None, :]
+    log_fact = np.concatenate(([0.0], np.cumsum(np.log(np.arange(1.0, max(alphas) + 1)))))
+    a_idx, l_idx = alpha.astype(np.int64), ell.astype(np.int64)
+    inside = l_idx <= a_idx
+    log_comb = log_fact[a_idx] - log_fact[l_idx] - log_fact[np.where(inside, a_idx - l_idx, 0)]
+    lq, l1q = math.log(q), math.log1p(-q)
+    with np.errstate(invalid="ignore"):  # ε(ℓ) = inf at ℓ > α would meet the mask's −inf as inf − inf
+        terms = log_comb + (alpha - ell) * l1q + ell * lq + (ell - 1) * eps + np.where(ell >= 3, math.log(3.0), 0.0)
+    terms = np.where(inside, terms, -np.inf)
+    first = (alpha - 1) * l1q + np.log1p((alpha - 1) * q)
+    terms = np.concatenate((first, terms), axis=1)
+    top = terms.max(axis=1, keepdims=True)
+    total = top[:, 0] + np.log(np.exp(terms - np.where(np.isfinite(top), top, 0.0)).sum(axis=1))
+    return np.where(np.isfinite(top[:, 0]), total, top[:, 0]) / (alpha[:, 0] - 1)
 
 
 def rdp_subsampled_discrete_gaussian(sample_rate: float, noise_multiplier: float,
