@@ -249,17 +249,49 @@ def test_exponential_learner_secure():
     assert math.isfinite(est.intercept_)
 
 
-def test_secure_target_with_q_from_the_count_on_small_data_warns():
-    """The filter over the counts near n is not covered there (module docstring): the fit says so, and a public
-    sample_rate, or more rows, does not warn."""
-    import warnings
+def _grid_filter(sigma_at, n, target, epochs, batch_size, points=13):
+    """ε at δ − tail of the RDP filter of a secure fit on n rows whose ñ' in n ± kσ_n each run with q = b/ñ', their
+    T and the σ ``sigma_at(est, q, T, releases, ñ')`` picks: the envelope over a grid of ñ' (brute force)."""
+    from dpfair_native.accountants import rdp_gaussian
+    from dpfair_native.accountants.rdp import _conversion_epsilons
+    from dpfair_native.models import dpsgd as dpsgd_module
 
-    from dpfair_native.preprocessing import PrivacyLeakWarning
+    orders = np.asarray(SECURE_RDP_ORDERS, dtype=np.float64)
+    est = DPSGDClassifier(target_epsilon=target, epochs=epochs, batch_size=batch_size, secure=True)
+    k = dpsgd_module.count_window(est.delta)
+    envelope = np.zeros_like(orders)
+    for count in np.linspace(n - k * RECORD_COUNT_NOISE, n + k * RECORD_COUNT_NOISE, points):
+        q, steps = est._sampling(count)
+        releases = (RECORD_COUNT_NOISE, est._center_noise(q, steps))
+        sigma = sigma_at(est, q, steps, releases, count)
+        curve = steps * dpsgd_module.dpsgd_rdp(q, sigma, 1, (), orders, secure=True)
+        envelope = np.maximum(envelope, curve + sum(rdp_gaussian(c, orders) for c in releases))
+    tail = math.erfc(k / math.sqrt(2.0))
+    return float(np.min(_conversion_epsilons(orders, envelope, est.delta - tail)))
+
+
+@pytest.mark.parametrize("target, epochs, batch_size", [(4.0, 1, 100), (1.0, 2, 256)])
+def test_secure_target_with_q_from_the_count_meets_the_target_over_the_counts_near_n(target, epochs, batch_size):
+    """With q = b/ñ each ñ' calibrates σ by calibrate_adaptive_noise, so the filter over the ñ' a fit on 1,000 rows
+    could release stays within the target; calibrating at each ñ' alone (the rule before) exceeds it here."""
+    from dpfair_native.models.dpsgd import calibrate_dpsgd_noise
+
+    adaptive = _grid_filter(lambda est, q, T, rel, count: est._noise_multipliers(q, T, rel, True, count)[0],
+                            1000, target, epochs, batch_size)
+    at_count = _grid_filter(lambda est, q, T, rel, count: calibrate_dpsgd_noise(target, est.delta, q, T, rel,
+                                                                                 secure=True),
+                            1000, target, epochs, batch_size)
+    assert adaptive <= target < at_count
 
     X, y, s = _data(n=1000)
-    with pytest.warns(PrivacyLeakWarning, match="sample_rate"):
-        DPSGDClassifier(target_epsilon=4.0, batch_size=100, epochs=1, secure=True, random_state=0).fit(X, y)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", PrivacyLeakWarning)
-        DPSGDClassifier(target_epsilon=4.0, sample_rate=0.1, batch_size=None, epochs=1, secure=True,
+    m = DPSGDClassifier(target_epsilon=target, batch_size=batch_size, epochs=epochs, secure=True,
                         random_state=0).fit(X, y)
+    assert tuple(m.privacy_spent_) == (target, m.delta) and m.privacy_spent_.method == "rdp"
+    releases = (RECORD_COUNT_NOISE, m.center_noise_multiplier_)
+    assert m.noise_multiplier_ > calibrate_dpsgd_noise(target, m.delta, m.sample_rate_, m.n_steps_, releases,
+                                                       secure=True)
+    # a public q: the ε at that q is exact, calibrated there
+    pub = DPSGDClassifier(target_epsilon=target, sample_rate=0.1, batch_size=None, epochs=epochs, secure=True,
+                          random_state=0).fit(X, y)
+    assert pub.noise_multiplier_ == calibrate_dpsgd_noise(target, pub.delta, 0.1, pub.n_steps_, releases,
+                                                          secure=True)
