@@ -733,7 +733,9 @@ class DPSGDClassifier(_DPSGDBase):
     random_state : int, numpy Generator or None, default None
     n_threads : int or None, default None
     secure : bool, default False
-        Exact discrete Gaussian noise drawn in the native loop (module docstring); accounted by RDP.
+        Exact discrete Gaussian noise drawn in the native loop (module docstring); accounted by RDP. With
+        ``target_epsilon`` and ``batch_size`` σ is calibrated over the record counts near ñ
+        (:func:`calibrate_adaptive_noise`), and ``privacy_spent_`` is the target.
     accountant_method : {"pld", "rdp"}, default "pld"
         The accountant of ``privacy_spent_`` and of the ``target_epsilon`` calibration (PLD is the tighter one).
     center : bool, default True
