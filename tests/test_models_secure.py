@@ -273,11 +273,12 @@ def _grid_filter(sigma_at, n, target, epochs, batch_size, points=13):
 @pytest.mark.parametrize("target, epochs, batch_size", [(4.0, 1, 100), (1.0, 2, 256)])
 def test_secure_target_with_q_from_the_count_meets_the_target_over_the_counts_near_n(target, epochs, batch_size):
     """With q = b/ñ each ñ' calibrates σ by calibrate_adaptive_noise, so the filter over the ñ' a fit on 1,000 rows
-    could release stays within the target; calibrating at each ñ' alone (the rule before) exceeds it here."""
-    from dpfair_native.models.dpsgd import calibrate_dpsgd_noise
+    could release stays within the target; calibrating at each ñ' alone (the rule before) exceeds it here (by 5 and
+    7 %), and so would a rule meeting the target only at ñ''s own cell's order."""
+    from dpfair_native.models.dpsgd import calibrate_adaptive_noise, calibrate_dpsgd_noise
 
     adaptive = _grid_filter(lambda est, q, T, rel, count: est._noise_multipliers(q, T, rel, True, count)[0],
-                            1000, target, epochs, batch_size)
+                            1000, target, epochs, batch_size, points=25)
     at_count = _grid_filter(lambda est, q, T, rel, count: calibrate_dpsgd_noise(target, est.delta, q, T, rel,
                                                                                  secure=True),
                             1000, target, epochs, batch_size)
@@ -290,6 +291,12 @@ def test_secure_target_with_q_from_the_count_meets_the_target_over_the_counts_ne
     releases = (RECORD_COUNT_NOISE, m.center_noise_multiplier_)
     assert m.noise_multiplier_ > calibrate_dpsgd_noise(target, m.delta, m.sample_rate_, m.n_steps_, releases,
                                                        secure=True)
+    # DPSGD-F: the calibrated σ is the joint step's effective σ
+    f = DPSGDFClassifier(target_epsilon=target, batch_size=batch_size, epochs=epochs, secure=True, random_state=0,
+                         declared_groups=[0, 1]).fit(X, y, sensitive_features=s)
+    assert f.effective_noise_multiplier_ == pytest.approx(
+        calibrate_adaptive_noise(target, f.delta, f._sampling, f._center_noise, f.n_samples_estimate_), rel=1e-12)
+    assert tuple(f.privacy_spent_) == (target, f.delta)
     # a public q: the ε at that q is exact, calibrated there
     pub = DPSGDClassifier(target_epsilon=target, sample_rate=0.1, batch_size=None, epochs=epochs, secure=True,
                           random_state=0).fit(X, y)

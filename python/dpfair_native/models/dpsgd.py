@@ -30,11 +30,15 @@ profiles over ñ, composed with the count's Gaussian: Dong, Roth & Su 2022's com
 every earlier output) exceeds it by at most 0.01 % under the default PLD accountant, and the RDP filter by about
 0.1 % under "rdp" at ε <= 4 (0.104 % at n = 850, ε = 4; 0.46 % at ε = 8) (tests/test_models_dpsgd.py checks
 ≤ 0.1 % for both at ε = 1 and 4). ``secure=True`` is different: the discrete-Gaussian curves calibrated at
-neighbouring counts differ in shape, and calibrating at ñ alone left the filter 13–42 % above the target at n =
-1,000–2,000. A secure fit with ``target_epsilon`` and q = b/ñ therefore calibrates σ by
-:func:`calibrate_adaptive_noise` (the fixed-σ filter below, at ñ, meets the target; its docstring proves the fit is
-then (target, δ)-DP for every n) and reports the target: σ about 1 % larger than at ñ alone on 36,000 rows, 9–54 %
-on 1,000–5,000. With a fixed ``noise_multiplier`` and q = b/ñ the ε
+neighbouring counts meet the target at very different orders, and calibrating at ñ alone let the filter exceed the
+target (on 800–2,000 rows by 0.4–9.5 % at ε = 4 with one epoch of batch 100, by 15–95 % with 20 epochs of batch
+256). A secure fit with ``target_epsilon`` and q = b/ñ therefore calibrates σ by :func:`calibrate_adaptive_noise`:
+the counts near ñ share their conversion orders, so the fit's RDP at the order of the true n's cell stays within the
+target whatever ñ the count gave (proof in its docstring), and ``privacy_spent_`` is the target. In the settings of
+bench/secure_calibration.py σ is unchanged from 10,000 rows up and at most 2 % larger from 3,000; on 800–2,000 rows
+it is 0–28 % larger, and where the counts near ñ span the general bound's floor (20 epochs of batch 256 there) up to
+2.5 times or out of reach (ValueError).
+With a fixed ``noise_multiplier`` and q = b/ñ the ε
 itself moves with n (at n = 2,000 by a third between ñ = n and n + 6σ_n), so ``privacy_spent_`` is
 :func:`adaptive_privacy_spent`: the RDP filter over every count within 2kσ_n of the released ñ (k = 6 for δ >= 2e-6,
 larger below), which covers every n the count could have come from (method "rdp" whatever ``accountant_method``
@@ -362,10 +366,12 @@ def adaptive_rdp(sampling: Callable[[float], Tuple[float, int]],
     than one step only where b/a − 1 is at most a third of a/lo − 1; fits share the pieces and their curves are
     memoised); on each, the curve at (q(a), T(b), σ_μ(q(a), T(b))) bounds every ñ' in it (the subsampled Gaussian's
     exact RDP grows with q — the computed fractional-order values are not monotone in q at σ >= 3 but only overestimate
-    it —, the composition's with T, a Gaussian's as σ_μ falls), so the supremum is bounded over the whole window, not
+    it —, and so does the secure general bound, E[c_L] over L ~ Bin(α, q) with c_ℓ non-decreasing in ℓ; the
+    composition's with T, a Gaussian's as σ_μ falls), so the supremum is bounded over the whole window, not
     only on a grid. With σ = 1, batch 256, 20 epochs this is about 2 % above the RDP ε at ñ itself for n = 36,177 and
     about 65 % for n = 2,000 (the count's noise is 5 % of n there, and q = b/n moves with it). With ``target_epsilon``
-    (calibrated at each ñ) or ``sample_rate`` (q public) the ε at the released ñ is reported instead (module docstring).
+    (calibrated at each ñ) or ``sample_rate`` (q public) the ε at the released ñ is reported instead, and with
+    ``secure=True``, ``target_epsilon`` and q = b/ñ the target (:func:`calibrate_adaptive_noise`; module docstring).
     """
     from .._secure_accounting import SECURE_RDP_ORDERS
     from ..accountants import DEFAULT_RDP_ORDERS, rdp_gaussian
@@ -392,48 +398,125 @@ def adaptive_rdp(sampling: Callable[[float], Tuple[float, int]],
     return orders, envelope, p_out
 
 
+_ORDER_CELL = 1.05
+"""Record counts in [r^i, r^(i+1)) share the conversion order of :func:`calibrate_adaptive_noise` (r = 1.05)."""
+
+
 def calibrate_adaptive_noise(target: float, delta: float, sampling: Callable[[float], Tuple[float, int]],
-                             center_noise: Callable[[float, int], Optional[float]], n_estimate: float, *,
-                             secure: bool = False) -> float:
-    """Smallest σ (to 1e-4) whose filter bound :func:`adaptive_privacy_spent` at ñ = ``n_estimate`` — as if σ were
-    fixed for every count near ñ — is <= ``target`` (conversion without the KL route, as in
-    :func:`calibrate_dpsgd_noise`). A fit whose q and T come from ñ and whose σ is calibrated this way at each ñ is
-    (``target``, δ)-DP for every record count n.
+                             center_noise: Callable[[float, int], Optional[float]], n_estimate: float) -> float:
+    """σ of a ``secure=True`` fit with ``target_epsilon`` whose q and T come from ñ = ``n_estimate``, chosen so that
+    the fit is (``target``, δ)-DP for every record count n although σ, q and T all move with ñ.
 
-    Why, although σ = σ(ñ) itself moves with ñ: take any n; up to the count's tail (p, added to δ by the filter)
-    the fit runs with the parameters of some ñ' in n ± kσ_n, i.e. with σ(ñ') >= σ* = min over that interval of
-    σ(·), reached at some m* in it. Each step's RDP curve falls as σ grows (the Gaussian's, and the general
-    bound's, which is increasing in the base mechanism's RDP ℓ/(2σ²)), so at every order the fit's RDP filter for n
-    — count, centre and the supremum over ñ' in n ± kσ_n of the curve at (q(ñ'), T(ñ'), σ(ñ')) — is at most the same
-    supremum with σ* in place of every σ(ñ'). Since n ± kσ_n lies inside m* ± 2kσ_n, the window of
-    :func:`adaptive_rdp` at m*, that is at most the envelope whose conversion is ``adaptive_privacy_spent`` at
-    (σ*, m*), which the calibration at m* kept <= ``target``. The centre's σ_μ with a target ε does not depend on
-    (q, T).
+    ``sampling``: ñ' -> (q, T); ``center_noise``: (q, T) -> σ_μ or None. The rule: cut the counts into cells
+    [r^i, r^(i+1)) (r = :data:`_ORDER_CELL`) and give each cell one RDP order α_i, the order at which the plain
+    calibration at the count r^i (:func:`calibrate_dpsgd_noise`) meets the target (where that calibration is out
+    of reach, the order of the first cell above whose calibration is not; any fixed choice would do). Then σ(ñ) is
+    the largest, over the cells i meeting [max(1, ñ − kσ_n), ñ + kσ_n] (k = :func:`count_window`), of the smallest
+    σ whose RDP at α_i — count, centre and the T steps at ñ's own (q, T) — converts at δ − p to at most ``target``
+    (p = P(|N(0, 1)| > k); conversion of :func:`~dpfair_native.accountants.rdp_to_epsilon` at that one order,
+    without the KL route).
 
-    Used by ``secure=True`` fits with ``target_epsilon`` and q = b/ñ, where the discrete-Gaussian curves calibrated
-    at neighbouring counts differ in shape so much that calibrating at ñ alone left the filter 13–42 % above the
-    target on 1,000–2,000 rows. The price is the window's end (its largest q and T at one σ): σ about 1 % above the
-    calibration at ñ alone on 36,000 rows (ε = 1 and 4), 9–54 % on 1,000–5,000 rows.
+    Why it holds (the filter of Feldman & Zrnic 2021 at one order): fix n and let α* be the order of the cell of
+    max(1, n). Unless the count leaves n ± kσ_n (probability p, added to δ), the fit runs with the parameters of
+    some ñ' = max(1, ñ) in n ± kσ_n; max(1, n) lies in [max(1, ñ' − kσ_n), ñ' + kσ_n], so its cell is among those
+    ñ' maximised over and σ(ñ') is at least the σ that
+    keeps the total RDP of ñ''s releases at α* within R*, the largest RDP that converts to ``target`` at α*. The
+    RDP at one order composes adaptively, so the fit's RDP at α* is at most R* whichever ñ' the count gave, and the
+    fit is (``target``, δ)-DP. Each step's bound falls as σ grows (the general bound increases with the base
+    mechanism's RDP ℓ/(2σ²)); the centre's σ_μ with a target ε does not depend on (q, T). Unlike a filter over
+    the q and T of the counts near ñ, no count's parameters enter another count's σ: only which orders must hold.
+
+    Calibrating at ñ alone (the rule before) let the curves of neighbouring counts, each meeting the target at
+    its own order, exceed it together: the filter over the counts near n was 7 % above the target at n = 1,000
+    (ε = 4, one epoch of batch 100) and 69 % at n = 1,500 (ε = 4, 20 epochs of batch 256). The price of this rule
+    is that ñ meets the target at the orders of the cells near it, not only at its own best one (bench/RESULTS.md,
+    "Session 19": σ at most 2 % larger from 3,000 rows up, 0–28 % on 800–2,000 rows, more or out of reach where
+    the counts near ñ span the general bound's floor).
+
+    Raises
+    ------
+    ValueError
+        If one of the orders cannot reach ``target`` for any σ (the general bound's σ-independent floor).
     """
-    from .._secure_accounting import SECURE_RDP_ORDERS
-    from ..accountants import DEFAULT_RDP_ORDERS
+    k = count_window(delta)
+    p_out = math.erfc(k / math.sqrt(2.0))
+    log_r = math.log(_ORDER_CELL)
+    first = math.floor(math.log(max(1.0, n_estimate - k * RECORD_COUNT_NOISE)) / log_r)
+    last = math.floor(math.log(max(1.0, n_estimate + k * RECORD_COUNT_NOISE)) / log_r)
+    orders = {_cell_order(i, target, delta, sampling, center_noise) for i in range(first, last + 1)}
+
+    q, steps = sampling(n_estimate)
+    releases = _releases_before(q, steps, center_noise)
+    return max(_sigma_at_order(alpha, q, steps, releases, float(target), float(delta) - p_out, n_estimate)
+               for alpha in sorted(orders))
+
+
+def _sigma_at_order(alpha: float, q: float, steps: int, releases: Tuple[float, ...], target: float, delta: float,
+                    n_estimate: float) -> float:
+    """Smallest σ (to 1e-4) whose RDP at the one order α (releases + T secure steps at q) converts at ``delta`` to
+    at most ``target`` (no KL route)."""
+    from .._secure_accounting import rdp_subsampled_discrete_gaussian
+    from ..accountants import rdp_gaussian
     from ..accountants.rdp import _conversion_epsilons
 
-    orders = np.asarray(SECURE_RDP_ORDERS if secure else DEFAULT_RDP_ORDERS, dtype=np.float64)
+    a = np.array([alpha])
+    fixed = float(sum(rdp_gaussian(c, a)[0] for c in releases))
 
     def eps_of(sigma: float) -> float:
-        _, envelope, p_out = adaptive_rdp(sampling, center_noise, sigma, n_estimate, delta, secure=secure)
-        return max(0.0, float(np.min(_conversion_epsilons(orders, envelope, float(delta) - p_out))))
+        rdp = fixed + steps * rdp_subsampled_discrete_gaussian(q, sigma, [int(alpha)])
+        return max(0.0, float(_conversion_epsilons(a, rdp, delta)[0]))
 
     floor = eps_of(1e6)
     if floor > target:
         raise ValueError(
-            f"target_epsilon={target} is out of reach with q = batch_size/ñ near ñ = {n_estimate:.0f}: over the "
-            f"record counts the released ñ could have come from, the RDP bound stays at epsilon >= {floor:.3g} for "
-            f"every noise multiplier; raise the target, take fewer epochs or a smaller batch_size, or give "
-            f"sample_rate (a public q)"
+            f"target_epsilon={target} is out of reach with secure=True and q = batch_size/ñ near ñ = "
+            f"{n_estimate:.0f}: at RDP order {alpha:g}, which the record counts near ñ share, the discrete-Gaussian "
+            f"bound stays at epsilon >= {floor:.3g} for every noise multiplier; raise the target, take fewer epochs "
+            f"or a smaller batch_size, or give sample_rate (a public q)"
         )
-    return search_noise_multiplier(eps_of, target, 1e-4, accountant="the RDP filter over the counts near ñ")
+    return search_noise_multiplier(eps_of, target, 1e-4,
+                                   accountant=f"the discrete-Gaussian RDP bound at order {alpha:g}")
+
+
+def _releases_before(q: float, steps: int, center_noise: Callable[[float, int], Optional[float]]
+                     ) -> Tuple[float, ...]:
+    """Noise multipliers of a private fit's releases before training: the record count, then the centre if any."""
+    sigma_mu = center_noise(q, steps)
+    return (RECORD_COUNT_NOISE,) if sigma_mu is None else (RECORD_COUNT_NOISE, sigma_mu)
+
+
+def _cell_order(index: int, target: float, delta: float, sampling, center_noise) -> float:
+    """α of :func:`calibrate_adaptive_noise`'s cell [r^index, r^(index+1)): the order at which the plain calibration
+    at r^index meets the target. Where that calibration is out of reach (a count that small cannot fit), the order of
+    the first cell above it that can — its neighbours' fits can meet the target there —, else the order of the
+    floor at r^index."""
+    for i in range(index, index + 200):  # r^200 ≈ 17,000 times the count
+        q, steps = sampling(_ORDER_CELL**i)
+        order = _best_order(q, steps, _releases_before(q, steps, center_noise), float(target), float(delta))
+        if order is not None:
+            return order
+    q, steps = sampling(_ORDER_CELL**index)
+    return _best_order(q, steps, _releases_before(q, steps, center_noise), float(target), float(delta), floor=True)
+
+
+@functools.lru_cache(maxsize=4096)
+def _best_order(q: float, steps: int, releases: Tuple[float, ...], target: float, delta: float,
+                floor: bool = False) -> Optional[float]:
+    """The order at which the plain secure calibration at (q, T) meets ``target`` (None if it is out of reach); with
+    ``floor``, the order with the lowest ε at σ = 1e6."""
+    from .._secure_accounting import SECURE_RDP_ORDERS
+    from ..accountants.rdp import _conversion_epsilons
+
+    orders = np.asarray(SECURE_RDP_ORDERS, dtype=np.float64)
+    if floor:
+        sigma = 1e6
+    else:
+        try:
+            sigma = calibrate_dpsgd_noise(target, delta, q, steps, releases, secure=True)
+        except ValueError:
+            return None
+    rdp = dpsgd_rdp(q, sigma, steps, releases, orders, secure=True)
+    return float(orders[int(np.argmin(_conversion_epsilons(orders, rdp, delta)))])
 
 
 def calibrate_dpsgd_noise(target: float, delta: float, sample_rate: float, steps: int, count_noise_multipliers=(), *,
@@ -533,8 +616,7 @@ class _DPSGDBase(DPClassifierBase):
             return sigma
         if n_estimate is None:
             raise ValueError("a secure fit with q = batch_size/ñ calibrates over the counts near ñ: pass n_estimate")
-        return calibrate_adaptive_noise(target, float(self.delta), self._sampling, self._center_noise, n_estimate,
-                                        secure=True)
+        return calibrate_adaptive_noise(target, float(self.delta), self._sampling, self._center_noise, n_estimate)
 
     def _requested_privacy(self) -> Tuple[Optional[float], Optional[float]]:
         """(target ε, None) or (None, σ) (:func:`requested_privacy`)."""
@@ -565,7 +647,8 @@ class _DPSGDBase(DPClassifierBase):
     def _privacy_spent(self, q: float, sigma_eff: float, steps: int, record_count_noise: Tuple[float, ...],
                        n_estimate: float, secure: bool = False) -> PrivacySpent:
         """``privacy_spent_``: the ε of the releases at the released ñ's (q, T) — or, with a fixed noise multiplier
-        and q = b/ñ, where ε itself moves with n, the filter bound of :func:`adaptive_privacy_spent`."""
+        and q = b/ñ, where ε itself moves with n, the filter bound of :func:`adaptive_privacy_spent`; secure with a
+        target and q = b/ñ, the target that :func:`calibrate_adaptive_noise` proves."""
         target, _ = self._requested_privacy()
         if sigma_eff > 0 and target is None and self.sample_rate is None and record_count_noise:
             return adaptive_privacy_spent(self._sampling, self._center_noise, sigma_eff, n_estimate,
@@ -714,8 +797,8 @@ class DPSGDClassifier(_DPSGDBase):
     target_epsilon : float or None, default None
         Calibrate σ so that ``privacy_spent_`` meets it at ``delta`` (the smallest σ, to 1e-4, that does under the
         calibration's accountant; with the PLD, within ~0.1 % of the smallest under the reporting accountant's
-        finer grid). With neither this nor ``noise_multiplier``: :data:`DEFAULT_TARGET_EPSILON` (ε = 1), whatever
-        the data size.
+        finer grid; ``secure=True`` with ``batch_size``: :func:`calibrate_adaptive_noise`). With neither this nor
+        ``noise_multiplier``: :data:`DEFAULT_TARGET_EPSILON` (ε = 1), whatever the data size.
     delta : float in (0, 1), default 1e-5
     clip_norm : float > 0 or inf, default 1.0
         C, the per-example gradient L2 bound (finite whenever noise is added).
@@ -734,7 +817,7 @@ class DPSGDClassifier(_DPSGDBase):
     n_threads : int or None, default None
     secure : bool, default False
         Exact discrete Gaussian noise drawn in the native loop (module docstring); accounted by RDP. With
-        ``target_epsilon`` and ``batch_size`` σ is calibrated over the record counts near ñ
+        ``target_epsilon`` and ``batch_size`` σ is calibrated at the orders the record counts near ñ share
         (:func:`calibrate_adaptive_noise`), and ``privacy_spent_`` is the target.
     accountant_method : {"pld", "rdp"}, default "pld"
         The accountant of ``privacy_spent_`` and of the ``target_epsilon`` calibration (PLD is the tighter one).
