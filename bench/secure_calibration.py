@@ -7,7 +7,7 @@ centre, T steps at its own q, T and σ), converted at δ − P(|Z| > k) without 
 and T are functions of ñ' and the public parameters. "out of reach": some ñ' near n (the filter) or ñ = n itself
 (the cost) raises ValueError.
 
-Run: PYTHONPATH=python python bench/secure_calibration.py  (about a minute)
+Run: PYTHONPATH=python python bench/secure_calibration.py  (20-60 s)
 """
 
 import math

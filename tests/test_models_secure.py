@@ -273,9 +273,16 @@ def _grid_filter(sigma_at, n, target, epochs, batch_size, points=13):
 @pytest.mark.parametrize("target, epochs, batch_size", [(4.0, 1, 100), (1.0, 2, 256)])
 def test_secure_target_with_q_from_the_count_meets_the_target_over_the_counts_near_n(target, epochs, batch_size):
     """With q = b/ñ each ñ' calibrates σ by calibrate_adaptive_noise, so the filter over the ñ' a fit on 1,000 rows
-    could release stays within the target; calibrating at each ñ' alone (the rule before) exceeds it here (by 5 and
-    7 %), and so would a rule meeting the target only at ñ''s own cell's order."""
+    could release stays within the target; calibrating at each ñ' alone (the rule before) exceeds it here (by 7 and
+    5 %), and so does a rule meeting the target only at the order of ñ''s own cell."""
+    from dpfair_native.models import dpsgd as dpsgd_module
     from dpfair_native.models.dpsgd import calibrate_adaptive_noise, calibrate_dpsgd_noise
+
+    def own_cell_only(est, q, T, rel, count):
+        cell = math.floor(math.log(count) / math.log(dpsgd_module._ORDER_CELL))
+        order = dpsgd_module._cell_order(cell, target, est.delta, est._sampling, est._center_noise)
+        tail = math.erfc(dpsgd_module.count_window(est.delta) / math.sqrt(2.0))
+        return dpsgd_module._sigma_at_order(order, q, T, rel, target, est.delta - tail, count)
 
     adaptive = _grid_filter(lambda est, q, T, rel, count: est._noise_multipliers(q, T, rel, True, count)[0],
                             1000, target, epochs, batch_size, points=25)
@@ -283,6 +290,7 @@ def test_secure_target_with_q_from_the_count_meets_the_target_over_the_counts_ne
                                                                                  secure=True),
                             1000, target, epochs, batch_size)
     assert adaptive <= target < at_count
+    assert target < _grid_filter(own_cell_only, 1000, target, epochs, batch_size, points=25)
 
     X, y, s = _data(n=1000)
     m = DPSGDClassifier(target_epsilon=target, batch_size=batch_size, epochs=epochs, secure=True,
@@ -302,3 +310,13 @@ def test_secure_target_with_q_from_the_count_meets_the_target_over_the_counts_ne
                           random_state=0).fit(X, y)
     assert pub.noise_multiplier_ == calibrate_dpsgd_noise(target, pub.delta, 0.1, pub.n_steps_, releases,
                                                           secure=True)
+
+
+def test_secure_target_with_q_from_the_count_out_of_reach_says_why():
+    """20 epochs of batch 256 on 1,000 rows: the orders the counts near ñ share have a floor above ε = 4, so the fit
+    refuses (before this rule it fitted, reporting 4 while the filter over the counts near n was 4.59)."""
+    X, y, _ = _data(n=1000)
+    with pytest.raises(ValueError, match="out of reach.*sample_rate"):
+        DPSGDClassifier(target_epsilon=4.0, secure=True, random_state=0).fit(X, y)
+    DPSGDClassifier(target_epsilon=4.0, secure=True, sample_rate=0.02, batch_size=None, epochs=2,
+                    random_state=0).fit(X, y)

@@ -31,8 +31,8 @@ every earlier output) exceeds it by at most 0.01 % under the default PLD account
 0.1 % under "rdp" at ε <= 4 (0.104 % at n = 850, ε = 4; 0.46 % at ε = 8) (tests/test_models_dpsgd.py checks
 ≤ 0.1 % for both at ε = 1 and 4). ``secure=True`` is different: the discrete-Gaussian curves calibrated at
 neighbouring counts meet the target at very different orders, and calibrating at ñ alone let the filter exceed the
-target (on 800–2,000 rows by 0.4–9.5 % at ε = 4 with one epoch of batch 100, by 15–95 % with 20 epochs of batch
-256). A secure fit with ``target_epsilon`` and q = b/ñ therefore calibrates σ by :func:`calibrate_adaptive_noise`:
+target (on 800–2,000 rows by up to 9.5 % at ε = 4 with one epoch of batch 100 and up to 95 % with 20 epochs of
+batch 256). A secure fit with ``target_epsilon`` and q = b/ñ therefore calibrates σ by :func:`calibrate_adaptive_noise`:
 the counts near ñ share their conversion orders, so the fit's RDP at the order of the true n's cell stays within the
 target whatever ñ the count gave (proof in its docstring), and ``privacy_spent_`` is the target. In the settings of
 bench/secure_calibration.py σ is unchanged from 10,000 rows up and at most 2 % larger from 3,000; on 800–2,000 rows
