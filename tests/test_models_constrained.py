@@ -9,7 +9,7 @@ import pytest
 from dpfair_native import metrics
 from dpfair_native.datasets import make_fair_classification
 from dpfair_native.models import ConstrainedDPSGDClassifier, DPSGDClassifier
-from dpfair_native.models.dpsgd import RECORD_COUNT_NOISE
+from dpfair_native.models.dpsgd import RECORD_COUNT_NOISE, calibrate_adaptive_noise
 
 native = pytest.mark.native
 
@@ -21,8 +21,9 @@ def _data(n=3000, d=8, seed=0, disparity=2.0):
 def test_privacy_spent_equals_dp_accounting_for_the_composed_events():
     dp_accounting = pytest.importorskip("dp_accounting")
     X, y, s = _data(n=1500)
-    m = ConstrainedDPSGDClassifier(target_epsilon=1.0, batch_size=128, epochs=2, random_state=0, backend="numpy",
-                                   accountant_method="rdp")
+    # a public q: privacy_spent_ is the RDP ε of the composed events at it (with q = b/ñ it is the target, below)
+    m = ConstrainedDPSGDClassifier(target_epsilon=1.0, sample_rate=0.085, batch_size=None, epochs=2, random_state=0,
+                                   backend="numpy", accountant_method="rdp")
     m.fit(X, y, sensitive_features=s)
     sg, sh, se = m.noise_multiplier_, m.hist_noise_multiplier_, m.effective_noise_multiplier_
     assert se == pytest.approx((sg**-2 + sh**-2) ** -0.5, rel=1e-12)
@@ -35,6 +36,12 @@ def test_privacy_spent_equals_dp_accounting_for_the_composed_events():
     eps = rdp.get_epsilon(1e-5)
     assert m.privacy_spent_[0] == pytest.approx(eps, rel=1e-6)
     assert m.privacy_spent_[0] <= 1.0 + 1e-9
+    # q = b/ñ under RDP: σ_eff from calibrate_adaptive_noise (the orders the counts near ñ share), reported: the target
+    b = ConstrainedDPSGDClassifier(target_epsilon=1.0, batch_size=128, epochs=2, random_state=0, backend="numpy",
+                                   accountant_method="rdp").fit(X, y, sensitive_features=s)
+    assert tuple(b.privacy_spent_) == (1.0, 1e-5) and b.privacy_spent_.method == "rdp"
+    assert b.effective_noise_multiplier_ == pytest.approx(calibrate_adaptive_noise(
+        1.0, 1e-5, b._sampling, b._center_noise, b.n_samples_estimate_), rel=1e-12)
     # the joint release of one step without subsampling: gradient (σ_g) and histogram (σ_h) composed is the
     # Gaussian mechanism at σ_eff, order by order
     joint = dp_accounting.rdp.RdpAccountant()

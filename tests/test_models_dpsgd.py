@@ -27,23 +27,27 @@ def _data(n=600, d=5, seed=0):
     return X, y, s
 
 
-@pytest.mark.parametrize(("target", "n"), [(1.0, 2_000), (4.0, 400), (4.0, 2_000)])
-def test_parameters_chosen_from_the_noisy_count_cost_at_most_a_tenth_of_a_percent(target, n):
-    """The module docstring's filter bound: q, T, σ_μ and σ are functions of ñ; the supremum over ñ in n ± 6σ_n
-    (here on a grid of 61 values; a neighbour's window moves by 1 of its 1,200) of the RDP curves a fit would charge
-    (record count, centre, T steps), converted at δ minus the mass of ñ outside that window, stays within 0.1 % of
-    the ε reported at any single ñ."""
+@pytest.mark.parametrize(("target", "n"), [(1.0, 2_000), (4.0, 400), (4.0, 2_000), (8.0, 850)])
+def test_rdp_fits_with_q_from_the_noisy_count_meet_the_target_over_the_counts_near_n(target, n):
+    """The module docstring's filter bound under accountant_method="rdp": q, T, σ_μ and σ are functions of ñ; the
+    supremum over ñ in n ± 6σ_n (here on a grid of 61 values) of the RDP curves a fit would charge (record count,
+    centre, T steps), converted at δ minus the mass of ñ outside that window, stays within the target with σ from
+    calibrate_adaptive_noise. Calibrating at each ñ alone (the rule before) is above it at ε = 8 on 850 rows."""
     delta, orders = 1e-5, np.asarray(DEFAULT_RDP_ORDERS)
     est = DPSGDClassifier(target_epsilon=target, delta=delta, accountant_method="rdp")
-    envelope = np.zeros_like(orders)
+    envelope, plain = np.zeros_like(orders), np.zeros_like(orders)
     for n_estimate in np.linspace(max(1.0, n - 6 * RECORD_COUNT_NOISE), n + 6 * RECORD_COUNT_NOISE, 61):
         q, steps = est._sampling(n_estimate)
         releases = (RECORD_COUNT_NOISE, est._center_noise(q, steps))
-        sigma, _ = est._noise_multipliers(q, steps, releases)
-        assert rdp_to_epsilon(orders, dpsgd_rdp(q, sigma, steps, releases, orders), delta)[0] <= target * (1 + 1e-6)
+        sigma, _ = est._noise_multipliers(q, steps, releases, False, n_estimate)
         envelope = np.maximum(envelope, dpsgd_rdp(q, sigma, steps, releases, orders))
+        at_count = calibrate_dpsgd_noise(target, delta, q, steps, releases, method="rdp")
+        assert at_count <= sigma <= 1.01 * at_count  # the price of the shared orders (0.7 % at most here)
+        plain = np.maximum(plain, dpsgd_rdp(q, at_count, steps, releases, orders))
     outside = math.erfc(6 / math.sqrt(2))
-    assert rdp_to_epsilon(orders, envelope, delta - outside)[0] <= 1.001 * target
+    assert rdp_to_epsilon(orders, envelope, delta - outside)[0] <= target
+    if target == 8.0:
+        assert rdp_to_epsilon(orders, plain, delta - outside)[0] > 1.003 * target
 
 
 def _pld_profile(pld, grid):

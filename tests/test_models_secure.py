@@ -280,9 +280,9 @@ def test_secure_target_with_q_from_the_count_meets_the_target_over_the_counts_ne
 
     def own_cell_only(est, q, T, rel, count):
         cell = math.floor(math.log(count) / math.log(dpsgd_module._ORDER_CELL))
-        order = dpsgd_module._cell_order(cell, target, est.delta, est._sampling, est._center_noise)
+        order = dpsgd_module._cell_order(cell, target, est.delta, est._sampling, est._center_noise, True)
         tail = math.erfc(dpsgd_module.count_window(est.delta) / math.sqrt(2.0))
-        return dpsgd_module._sigma_at_order(order, q, T, rel, target, est.delta - tail, count)
+        return dpsgd_module._sigma_at_order(order, q, T, rel, target, est.delta - tail, count, True)
 
     adaptive = _grid_filter(lambda est, q, T, rel, count: est._noise_multipliers(q, T, rel, True, count)[0],
                             1000, target, epochs, batch_size, points=25)
@@ -303,7 +303,8 @@ def test_secure_target_with_q_from_the_count_meets_the_target_over_the_counts_ne
     f = DPSGDFClassifier(target_epsilon=target, batch_size=batch_size, epochs=epochs, secure=True, random_state=0,
                          declared_groups=[0, 1]).fit(X, y, sensitive_features=s)
     assert f.effective_noise_multiplier_ == pytest.approx(
-        calibrate_adaptive_noise(target, f.delta, f._sampling, f._center_noise, f.n_samples_estimate_), rel=1e-12)
+        calibrate_adaptive_noise(target, f.delta, f._sampling, f._center_noise, f.n_samples_estimate_, secure=True),
+        rel=1e-12)
     assert tuple(f.privacy_spent_) == (target, f.delta)
     # a public q: the ε at that q is exact, calibrated there
     pub = DPSGDClassifier(target_epsilon=target, sample_rate=0.1, batch_size=None, epochs=epochs, secure=True,

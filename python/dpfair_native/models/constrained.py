@@ -25,7 +25,6 @@ from .dpsgd import (
     DEFAULT_ACCOUNTANT_METHOD,
     RECORD_COUNT_NOISE,
     _DPSGDBase,
-    calibrate_dpsgd_noise,
     poisson_batches,
     prefetched,
 )
@@ -189,10 +188,12 @@ class ConstrainedDPSGDClassifier(_DPSGDBase):
     T subsampled Gaussian steps at σ_eff — by PLD (default) or RDP, T·RDP_subsampled(q, σ_eff) + RDP_Gaussian(σ_n)
     (+ RDP_Gaussian(σ_μ)) — :func:`~dpfair_native.models.dpsgd.dpsgd_privacy_spent` with σ_eff, at the released
     ñ's (q, T); q and T are chosen after ñ, which the filter bounds of the DP-SGD module docstring cover (within
-    0.1 % with ``target_epsilon``; with a fixed ``noise_multiplier`` and q = b/ñ the report is
+    0.01 % with ``target_epsilon`` under the PLD; under RDP with q = b/ñ σ_eff is calibrated at the orders the
+    counts near ñ share and the report is the target; with a fixed ``noise_multiplier`` and q = b/ñ the report is
     :func:`~dpfair_native.models.dpsgd.adaptive_privacy_spent`, the RDP filter over every count near ñ). With
     ``target_epsilon`` σ_eff is calibrated for that composition
-    (:func:`~dpfair_native.models.dpsgd.calibrate_dpsgd_noise`) and split as σ_h = r·σ_g with r =
+    (:func:`~dpfair_native.models.dpsgd.calibrate_dpsgd_noise`, or
+    :func:`~dpfair_native.models.dpsgd.calibrate_adaptive_noise` as just said) and split as σ_h = r·σ_g with r =
     ``hist_noise_ratio``: 1/σ_eff² = (1 + 1/r²)/σ_g², so σ_g = σ_eff·sqrt(1 + 1/r²).
 
     **Defaults.** batch 512, 20 epochs, η = 2, C = 2, η_λ = 2, r = 3, β = 0.1, τ = 1, averaging the last half,
@@ -284,13 +285,12 @@ class ConstrainedDPSGDClassifier(_DPSGDBase):
         self.accountant_method = accountant_method
         self.center = center
 
-    def _noise_multipliers(self, q, steps, record_count_noise):
-        """(σ_g, σ_h) of one step; see the class Notes for the split."""
+    def _noise_multipliers(self, q, steps, record_count_noise, secure=False, n_estimate=None):
+        """(σ_g, σ_h) of one step; see the class Notes for the split (no secure mode: ``secure`` is always False)."""
         ratio = float(self.hist_noise_ratio)
         target, sigma = self._requested_privacy()
         if target is not None:
-            s_eff = calibrate_dpsgd_noise(float(target), float(self.delta), q, steps, record_count_noise,
-                                          method=self.accountant_method)
+            s_eff = self._calibrated(float(target), q, steps, record_count_noise, False, n_estimate)
         else:
             s_eff = float(sigma)
         if s_eff == 0:
@@ -315,7 +315,7 @@ class ConstrainedDPSGDClassifier(_DPSGDBase):
         center, record_count_noise, center_sigma = self._release_center(X, n_estimate, q, steps, record_count_noise,
                                                                         None, rng)
         steps_per_epoch = steps // epochs
-        sigma_g, sigma_h = self._noise_multipliers(q, steps, record_count_noise)
+        sigma_g, sigma_h = self._noise_multipliers(q, steps, record_count_noise, False, n_estimate)
         if sigma_g > 0 and not np.isfinite(clip):
             raise ValueError("clip_norm must be finite when noise is added "
                              "(the noise std is noise_multiplier·clip_norm)")

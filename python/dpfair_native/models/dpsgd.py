@@ -24,21 +24,21 @@ the noise multiplier is calibrated under the same accountant so that this whole 
 
 Because q, T and σ are chosen from the released ñ, the steps' parameters are adaptive. The rigorous bound is a
 filter (Feldman & Zrnic 2021): the supremum of what the fit would charge for every ñ in n ± 6σ_n, with the rest of
-ñ's law (< 2e-9) added to δ. With ``target_epsilon`` every ñ calibrates to the target, so ``privacy_spent_`` is the
-accountant's ε at the realised (q, T, σ): the f-DP envelope of the PLD profiles (the pointwise maximum of the
-profiles over ñ, composed with the count's Gaussian: Dong, Roth & Su 2022's composition of mechanisms each f-DP for
-every earlier output) exceeds it by at most 0.01 % under the default PLD accountant, and the RDP filter by about
-0.1 % under "rdp" at ε <= 4 (0.104 % at n = 850, ε = 4; 0.46 % at ε = 8) (tests/test_models_dpsgd.py checks
-≤ 0.1 % for both at ε = 1 and 4). ``secure=True`` is different: the discrete-Gaussian curves calibrated at
-neighbouring counts meet the target at very different orders, and calibrating at ñ alone let the filter exceed the
-target (on 800–2,000 rows by up to 9.5 % at ε = 4 with one epoch of batch 100 and up to 95 % with 20 epochs of
-batch 256). A secure fit with ``target_epsilon`` and q = b/ñ therefore calibrates σ by :func:`calibrate_adaptive_noise`:
-the counts near ñ share their conversion orders, so the fit's RDP at the order of the true n's cell stays within the
-target whatever ñ the count gave (proof in its docstring), and ``privacy_spent_`` is the target. In the settings of
-bench/secure_calibration.py σ is unchanged from 10,000 rows up and at most 2 % larger from 3,000; on 800–2,000 rows
-it is 0–28 % larger, and where the counts near ñ span the general bound's floor (20 epochs of batch 256 there) up to
-2.5 times or out of reach (ValueError).
-With a fixed ``noise_multiplier`` and q = b/ñ the ε
+ñ's law (< 2e-9) added to δ. With ``target_epsilon`` under the default PLD accountant every ñ calibrates to the
+target, and ``privacy_spent_`` is the accountant's ε at the realised (q, T, σ): the f-DP envelope of the PLD profiles
+(the pointwise maximum of the profiles over ñ, composed with the count's Gaussian: Dong, Roth & Su 2022's composition
+of mechanisms each f-DP for every earlier output) exceeds it by at most 0.01 % (tests/test_models_dpsgd.py checks
+≤ 0.1 % at ε = 1 and 4). Under RDP accounting (``accountant_method="rdp"``, and ``secure=True`` whatever it says)
+the curves calibrated at neighbouring counts meet the target at different orders, and calibrating at ñ alone let
+the filter exceed the target: by about 0.1 % at ε <= 4 and 0.46 % at ε = 8 on a few hundred rows for Gaussian steps,
+and for secure steps on 800–2,000 rows by up to 9.5 % at ε = 4 with one epoch of batch 100 and up to 95 % with 20
+epochs of batch 256. So with q = b/ñ such fits calibrate σ by :func:`calibrate_adaptive_noise`: the counts near ñ
+share their conversion orders, the fit's RDP at the order of the true n's cell stays within the target whatever ñ
+the count gave (proof in its docstring), and ``privacy_spent_`` is the target. For Gaussian steps this costs at most
+0.7 % of σ (ε = 8, 400 rows; 0.2 % at ε = 4, under 0.1 % at ε <= 2 or from 2,000 rows up); for secure steps
+(bench/secure_calibration.py) σ is unchanged from 10,000 rows up and at most 2 % larger from 3,000, 0–28 % larger on
+800–2,000 rows, and where the counts near ñ span the general bound's floor (20 epochs of batch 256 there) up to 2.5
+times or out of reach (ValueError). With a fixed ``noise_multiplier`` and q = b/ñ the ε
 itself moves with n (at n = 2,000 by a third between ñ = n and n + 6σ_n), so ``privacy_spent_`` is
 :func:`adaptive_privacy_spent`: the RDP filter over every count within 2kσ_n of the released ñ (k = 6 for δ >= 2e-6,
 larger below), which covers every n the count could have come from (method "rdp" whatever ``accountant_method``
@@ -403,13 +403,15 @@ _ORDER_CELL = 1.05
 
 
 def calibrate_adaptive_noise(target: float, delta: float, sampling: Callable[[float], Tuple[float, int]],
-                             center_noise: Callable[[float, int], Optional[float]], n_estimate: float) -> float:
-    """σ of a ``secure=True`` fit with ``target_epsilon`` whose q and T come from ñ = ``n_estimate``, chosen so that
-    the fit is (``target``, δ)-DP for every record count n although σ, q and T all move with ñ.
+                             center_noise: Callable[[float, int], Optional[float]], n_estimate: float, *,
+                             secure: bool = False) -> float:
+    """σ of a fit with ``target_epsilon`` under RDP accounting whose q and T come from ñ = ``n_estimate``, chosen so
+    that the fit is (``target``, δ)-DP for every record count n although σ, q and T all move with ñ. ``secure``: the
+    steps are discrete Gaussians (the general bound at integer orders), else Gaussians (DEFAULT_RDP_ORDERS).
 
     ``sampling``: ñ' -> (q, T); ``center_noise``: (q, T) -> σ_μ or None. The rule: cut the counts into cells
     [r^i, r^(i+1)) (r = :data:`_ORDER_CELL`) and give each cell one RDP order α_i, the order at which the plain
-    calibration at the count r^i (:func:`calibrate_dpsgd_noise`) meets the target (where that calibration is out
+    RDP calibration at the count r^i (:func:`calibrate_dpsgd_noise`) meets the target (where that calibration is out
     of reach, the order of the first cell above whose calibration is not; any fixed choice would do). Then σ(ñ) is
     the largest, over the cells i meeting [max(1, ñ − kσ_n), ñ + kσ_n] (k = :func:`count_window`), of the smallest
     σ whose RDP at α_i — count, centre and the T steps at ñ's own (q, T) — converts at δ − p to at most ``target``
@@ -419,63 +421,64 @@ def calibrate_adaptive_noise(target: float, delta: float, sampling: Callable[[fl
     Why it holds (the filter of Feldman & Zrnic 2021 at one order): fix n and let α* be the order of the cell of
     max(1, n). Unless the count leaves n ± kσ_n (probability p, added to δ), the fit runs with the parameters of
     some ñ' = max(1, ñ) in n ± kσ_n; max(1, n) lies in [max(1, ñ' − kσ_n), ñ' + kσ_n], so its cell is among those
-    ñ' maximised over and σ(ñ') is at least the σ that
-    keeps the total RDP of ñ''s releases at α* within R*, the largest RDP that converts to ``target`` at α*. The
-    RDP at one order composes adaptively, so the fit's RDP at α* is at most R* whichever ñ' the count gave, and the
-    fit is (``target``, δ)-DP. Each step's bound falls as σ grows (the general bound increases with the base
-    mechanism's RDP ℓ/(2σ²)); the centre's σ_μ with a target ε does not depend on (q, T). Unlike a filter over
-    the q and T of the counts near ñ, no count's parameters enter another count's σ: only which orders must hold.
+    ñ' maximised over, and σ(ñ') is at least the σ at which the computed RDP of ñ''s releases at α* is within R*,
+    the largest RDP that converts to ``target`` at α*. The mechanism's true RDP falls as σ grows and the computed
+    value bounds it (the general bound is itself monotone: it increases with the base mechanism's RDP ℓ/(2σ²)), so
+    ñ''s releases are within R* at α*; the centre's σ_μ with a target ε does not depend on (q, T). The RDP at one
+    order composes adaptively, so the fit's RDP at α* is at most R* whichever ñ' the count gave, and the fit is
+    (``target``, δ)-DP. Unlike a filter over the q and T of the counts near ñ, no count's parameters enter another
+    count's σ: only which orders must hold.
 
     Calibrating at ñ alone (the rule before) let the curves of neighbouring counts, each meeting the target at
-    its own order, exceed it together: the filter over the counts near n was 7 % above the target at n = 1,000
-    (ε = 4, one epoch of batch 100) and 69 % at n = 1,500 (ε = 4, 20 epochs of batch 256). The price of this rule
-    is that ñ meets the target at the orders of the cells near it, not only at its own best one (bench/RESULTS.md,
-    "Session 19": σ at most 2 % larger from 3,000 rows up, 0–28 % on 800–2,000 rows, more or out of reach where
-    the counts near ñ span the general bound's floor).
+    its own order, exceed it together: with ``secure`` the filter over the counts near n was 7 % above the target at
+    n = 1,000 (ε = 4, one epoch of batch 100) and 69 % at n = 1,500 (ε = 4, 20 epochs of batch 256); for Gaussian
+    steps about 0.1 % at ε <= 4 and 0.46 % at ε = 8 on a few hundred rows. The price of this rule is that ñ meets the
+    target at the orders of the cells near it, not only at its own best one (bench/RESULTS.md, "Session 19": with
+    ``secure``, σ at most 2 % larger from 3,000 rows up, 0–28 % on 800–2,000 rows, more or out of reach where the
+    counts near ñ span the general bound's floor; for Gaussian steps at most 0.7 %, tests/test_models_dpsgd.py).
 
     Raises
     ------
     ValueError
-        If one of the orders cannot reach ``target`` for any σ (the general bound's σ-independent floor).
+        If one of the orders cannot reach ``target`` for any σ (the general bound's σ-independent floor, or the
+        releases before training).
     """
     k = count_window(delta)
     p_out = math.erfc(k / math.sqrt(2.0))
     log_r = math.log(_ORDER_CELL)
     first = math.floor(math.log(max(1.0, n_estimate - k * RECORD_COUNT_NOISE)) / log_r)
     last = math.floor(math.log(max(1.0, n_estimate + k * RECORD_COUNT_NOISE)) / log_r)
-    orders = {_cell_order(i, target, delta, sampling, center_noise) for i in range(first, last + 1)}
+    orders = {_cell_order(i, target, delta, sampling, center_noise, bool(secure)) for i in range(first, last + 1)}
 
     q, steps = sampling(n_estimate)
     releases = _releases_before(q, steps, center_noise)
-    return max(_sigma_at_order(alpha, q, steps, releases, float(target), float(delta) - p_out, n_estimate)
+    return max(_sigma_at_order(alpha, q, steps, releases, float(target), float(delta) - p_out, n_estimate,
+                               bool(secure))
                for alpha in sorted(orders))
 
 
 def _sigma_at_order(alpha: float, q: float, steps: int, releases: Tuple[float, ...], target: float, delta: float,
-                    n_estimate: float) -> float:
-    """Smallest σ (to 1e-4) whose RDP at the one order α (releases + T secure steps at q) converts at ``delta`` to
-    at most ``target`` (no KL route)."""
-    from .._secure_accounting import rdp_subsampled_discrete_gaussian
-    from ..accountants import rdp_gaussian
+                    n_estimate: float, secure: bool) -> float:
+    """Smallest σ (to 1e-4) whose RDP at the one order α (releases + T steps at q) converts at ``delta`` to at most
+    ``target`` (no KL route)."""
     from ..accountants.rdp import _conversion_epsilons
 
     a = np.array([alpha])
-    fixed = float(sum(rdp_gaussian(c, a)[0] for c in releases))
 
     def eps_of(sigma: float) -> float:
-        rdp = fixed + steps * rdp_subsampled_discrete_gaussian(q, sigma, [int(alpha)])
+        rdp = dpsgd_rdp(q, sigma, steps, releases, a, secure=secure)
         return max(0.0, float(_conversion_epsilons(a, rdp, delta)[0]))
 
+    bound = "the discrete-Gaussian RDP bound" if secure else "the RDP accountant"
     floor = eps_of(1e6)
     if floor > target:
         raise ValueError(
-            f"target_epsilon={target} is out of reach with secure=True and q = batch_size/ñ near ñ = "
-            f"{n_estimate:.0f}: at RDP order {alpha:g}, which the record counts near ñ share, the discrete-Gaussian "
-            f"bound stays at epsilon >= {floor:.3g} for every noise multiplier; raise the target, take fewer epochs "
-            f"or a smaller batch_size, or give sample_rate (a public q)"
+            f"target_epsilon={target} is out of reach with q = batch_size/ñ near ñ = {n_estimate:.0f}: at RDP order "
+            f"{alpha:g}, which the record counts near ñ share, {bound} stays at epsilon >= {floor:.3g} for every "
+            f"noise multiplier; raise the target, take fewer epochs or a smaller batch_size, or give sample_rate (a "
+            f"public q)"
         )
-    return search_noise_multiplier(eps_of, target, 1e-4,
-                                   accountant=f"the discrete-Gaussian RDP bound at order {alpha:g}")
+    return search_noise_multiplier(eps_of, target, 1e-4, accountant=f"{bound} at order {alpha:g}")
 
 
 def _releases_before(q: float, steps: int, center_noise: Callable[[float, int], Optional[float]]
@@ -485,37 +488,39 @@ def _releases_before(q: float, steps: int, center_noise: Callable[[float, int], 
     return (RECORD_COUNT_NOISE,) if sigma_mu is None else (RECORD_COUNT_NOISE, sigma_mu)
 
 
-def _cell_order(index: int, target: float, delta: float, sampling, center_noise) -> float:
+def _cell_order(index: int, target: float, delta: float, sampling, center_noise, secure: bool) -> float:
     """α of :func:`calibrate_adaptive_noise`'s cell [r^index, r^(index+1)): the order at which the plain calibration
     at r^index meets the target. Where that calibration is out of reach (a count that small cannot fit), the order of
     the first cell above it that can — its neighbours' fits can meet the target there —, else the order of the
     floor at r^index."""
     for i in range(index, index + 200):  # r^200 ≈ 17,000 times the count
         q, steps = sampling(_ORDER_CELL**i)
-        order = _best_order(q, steps, _releases_before(q, steps, center_noise), float(target), float(delta))
+        order = _best_order(q, steps, _releases_before(q, steps, center_noise), float(target), float(delta), secure)
         if order is not None:
             return order
     q, steps = sampling(_ORDER_CELL**index)
-    return _best_order(q, steps, _releases_before(q, steps, center_noise), float(target), float(delta), floor=True)
+    return _best_order(q, steps, _releases_before(q, steps, center_noise), float(target), float(delta), secure,
+                       floor=True)
 
 
 @functools.lru_cache(maxsize=4096)
-def _best_order(q: float, steps: int, releases: Tuple[float, ...], target: float, delta: float,
+def _best_order(q: float, steps: int, releases: Tuple[float, ...], target: float, delta: float, secure: bool,
                 floor: bool = False) -> Optional[float]:
-    """The order at which the plain secure calibration at (q, T) meets ``target`` (None if it is out of reach); with
+    """The order at which the plain RDP calibration at (q, T) meets ``target`` (None if it is out of reach); with
     ``floor``, the order with the lowest ε at σ = 1e6."""
     from .._secure_accounting import SECURE_RDP_ORDERS
+    from ..accountants import DEFAULT_RDP_ORDERS
     from ..accountants.rdp import _conversion_epsilons
 
-    orders = np.asarray(SECURE_RDP_ORDERS, dtype=np.float64)
+    orders = np.asarray(SECURE_RDP_ORDERS if secure else DEFAULT_RDP_ORDERS, dtype=np.float64)
     if floor:
         sigma = 1e6
     else:
         try:
-            sigma = calibrate_dpsgd_noise(target, delta, q, steps, releases, secure=True)
+            sigma = calibrate_dpsgd_noise(target, delta, q, steps, releases, secure=secure, method="rdp")
         except ValueError:
             return None
-    rdp = dpsgd_rdp(q, sigma, steps, releases, orders, secure=True)
+    rdp = dpsgd_rdp(q, sigma, steps, releases, orders, secure=secure)
     return float(orders[int(np.argmin(_conversion_epsilons(orders, rdp, delta)))])
 
 
@@ -608,15 +613,24 @@ class _DPSGDBase(DPClassifierBase):
 
     def _calibrated(self, target: float, q: float, steps: int, record_count_noise: Tuple[float, ...], secure: bool,
                     n_estimate: Optional[float]) -> float:
-        """σ (effective) of the steps meeting ``target``: at the released ñ's (q, T), or — ``secure`` with q = b/ñ —
-        by :func:`calibrate_adaptive_noise` over the counts near ñ (module docstring)."""
+        """σ (effective) of the steps meeting ``target``: at the released ñ's (q, T), or — RDP accounting (``secure``
+        or ``accountant_method="rdp"``) with q = b/ñ — by :func:`calibrate_adaptive_noise` at the orders the counts
+        near ñ share (module docstring)."""
         sigma = calibrate_dpsgd_noise(target, float(self.delta), q, steps, record_count_noise, secure=secure,
                                       method=self.accountant_method)  # raises the plain out-of-reach errors first
-        if not (secure and self.sample_rate is None and record_count_noise):
+        if not self._shared_orders(secure, record_count_noise):
             return sigma
         if n_estimate is None:
-            raise ValueError("a secure fit with q = batch_size/ñ calibrates over the counts near ñ: pass n_estimate")
-        return calibrate_adaptive_noise(target, float(self.delta), self._sampling, self._center_noise, n_estimate)
+            raise ValueError("with RDP accounting and q = batch_size/ñ the calibration covers the counts near ñ: "
+                             "pass n_estimate")
+        return calibrate_adaptive_noise(target, float(self.delta), self._sampling, self._center_noise, n_estimate,
+                                        secure=secure)
+
+    def _shared_orders(self, secure: bool, record_count_noise: Tuple[float, ...]) -> bool:
+        """Whether a ``target_epsilon`` fit calibrates by :func:`calibrate_adaptive_noise`: RDP accounting (secure
+        steps, or ``accountant_method="rdp"``) and q = b/ñ from a released count."""
+        rdp = secure or _check_method(self.accountant_method, secure) == "rdp"
+        return bool(rdp and self.sample_rate is None and record_count_noise)
 
     def _requested_privacy(self) -> Tuple[Optional[float], Optional[float]]:
         """(target ε, None) or (None, σ) (:func:`requested_privacy`)."""
@@ -653,7 +667,7 @@ class _DPSGDBase(DPClassifierBase):
         if sigma_eff > 0 and target is None and self.sample_rate is None and record_count_noise:
             return adaptive_privacy_spent(self._sampling, self._center_noise, sigma_eff, n_estimate,
                                           float(self.delta), secure=secure)
-        if secure and target is not None and self.sample_rate is None and record_count_noise:
+        if target is not None and self._shared_orders(secure, record_count_noise):
             # calibrated by calibrate_adaptive_noise: the target is the proven bound for every n
             return PrivacySpent(float(target), float(self.delta), "rdp", "add_or_remove_one")
         return dpsgd_privacy_spent(q, sigma_eff, steps, float(self.delta), record_count_noise, secure=secure,
@@ -797,7 +811,7 @@ class DPSGDClassifier(_DPSGDBase):
     target_epsilon : float or None, default None
         Calibrate σ so that ``privacy_spent_`` meets it at ``delta`` (the smallest σ, to 1e-4, that does under the
         calibration's accountant; with the PLD, within ~0.1 % of the smallest under the reporting accountant's
-        finer grid; ``secure=True`` with ``batch_size``: :func:`calibrate_adaptive_noise`). With neither this nor
+        finer grid; RDP accounting with ``batch_size``: :func:`calibrate_adaptive_noise`). With neither this nor
         ``noise_multiplier``: :data:`DEFAULT_TARGET_EPSILON` (ε = 1), whatever the data size.
     delta : float in (0, 1), default 1e-5
     clip_norm : float > 0 or inf, default 1.0
@@ -821,6 +835,7 @@ class DPSGDClassifier(_DPSGDBase):
         (:func:`calibrate_adaptive_noise`), and ``privacy_spent_`` is the target.
     accountant_method : {"pld", "rdp"}, default "pld"
         The accountant of ``privacy_spent_`` and of the ``target_epsilon`` calibration (PLD is the tighter one).
+        "rdp" with ``target_epsilon`` and ``batch_size``: :func:`calibrate_adaptive_noise`, reporting the target.
     center : bool, default True
         Train on x − μ̃, μ̃ a private estimate of the feature mean (one Gaussian release of the clipped row sum
         with about 5 % of the budget, charged to ``privacy_spent_``; :mod:`dpfair_native.models._centering`); the
