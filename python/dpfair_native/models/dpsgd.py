@@ -371,7 +371,7 @@ def adaptive_rdp(sampling: Callable[[float], Tuple[float, int]],
     only on a grid. With σ = 1, batch 256, 20 epochs this is about 2 % above the RDP ε at ñ itself for n = 36,177 and
     about 65 % for n = 2,000 (the count's noise is 5 % of n there, and q = b/n moves with it). With ``target_epsilon``
     (calibrated at each ñ) or ``sample_rate`` (q public) the ε at the released ñ is reported instead, and with
-    ``secure=True``, ``target_epsilon`` and q = b/ñ the target (:func:`calibrate_adaptive_noise`; module docstring).
+    ``target_epsilon``, q = b/ñ and RDP accounting the target (:func:`calibrate_adaptive_noise`; module docstring).
     """
     from .._secure_accounting import SECURE_RDP_ORDERS
     from ..accountants import DEFAULT_RDP_ORDERS, rdp_gaussian
@@ -661,8 +661,8 @@ class _DPSGDBase(DPClassifierBase):
     def _privacy_spent(self, q: float, sigma_eff: float, steps: int, record_count_noise: Tuple[float, ...],
                        n_estimate: float, secure: bool = False) -> PrivacySpent:
         """``privacy_spent_``: the ε of the releases at the released ñ's (q, T) — or, with a fixed noise multiplier
-        and q = b/ñ, where ε itself moves with n, the filter bound of :func:`adaptive_privacy_spent`; secure with a
-        target and q = b/ñ, the target that :func:`calibrate_adaptive_noise` proves."""
+        and q = b/ñ, where ε itself moves with n, the filter bound of :func:`adaptive_privacy_spent`; with a target,
+        q = b/ñ and RDP accounting, the target that :func:`calibrate_adaptive_noise` proves."""
         target, _ = self._requested_privacy()
         if sigma_eff > 0 and target is None and self.sample_rate is None and record_count_noise:
             return adaptive_privacy_spent(self._sampling, self._center_noise, sigma_eff, n_estimate,
