@@ -255,7 +255,7 @@ class PrivateHyperparameterSearch:
     @staticmethod
     def candidate_rdp(estimator, sample_rate: float, orders) -> np.ndarray:
         """RDP curve of one fit of a DP-SGD-family ``estimator`` run with sampling rate q = ``sample_rate``."""
-        from .models.dpsgd import RECORD_COUNT_NOISE, dpsgd_rdp
+        from .models.dpsgd import _releases_before, dpsgd_rdp
 
         _check_family(estimator)
         validate_params(estimator)
@@ -266,11 +266,7 @@ class PrivateHyperparameterSearch:
                              "steps need the secure RDP bound); tune with secure=False")
         q = float(sample_rate)
         steps = int(estimator.epochs) * max(1, int(round(1.0 / q)))
-        # the releases before training, as the fit makes them: the record count, then the centre (if any)
-        before = (RECORD_COUNT_NOISE,)
-        sigma_mu = estimator._center_noise(q, steps)
-        if sigma_mu is not None:
-            before += (sigma_mu,)
+        before = _releases_before(q, steps, estimator._center_noise)  # as the fit makes them
         sigma, sigma_count = estimator._noise_multipliers(q, steps, before)
         sigma_eff = estimator._effective_sigma(sigma, sigma_count)
         return dpsgd_rdp(q, sigma_eff, steps, before, orders)
@@ -427,12 +423,11 @@ def _adaptive_candidate_rdp(est, batch_size: int, n_estimate: float, delta: floa
     """(RDP curve, tail) of a fixed-σ candidate whose q = b/ñ comes from the search's noisy count: the envelope of
     :func:`~dpfair_native.models.dpsgd.adaptive_rdp` over the counts near ñ (on DEFAULT_RDP_ORDERS), and its tail
     mass for δ."""
-    from .models.dpsgd import RECORD_COUNT_NOISE, adaptive_rdp
+    from .models.dpsgd import _releases_before, adaptive_rdp
 
     sampling = _clone(est).set_params(sample_rate=None, batch_size=batch_size)._sampling  # q = b/ñ', as a fit
     q, steps = sampling(n_estimate)
-    sigma_mu = est._center_noise(q, steps)
-    before = (RECORD_COUNT_NOISE,) + (() if sigma_mu is None else (sigma_mu,))
+    before = _releases_before(q, steps, est._center_noise)
     sigma_eff = est._effective_sigma(*est._noise_multipliers(q, steps, before))
     _, envelope, p_out = adaptive_rdp(sampling, est._center_noise, sigma_eff, n_estimate, delta)
     return envelope, p_out
