@@ -338,6 +338,48 @@ def test_logistic_csr_inexact_steps_match_reference_and_the_optimum(scale, alpha
     assert np.abs(grad).max() <= 1e-6 * np.abs(X.T @ y).max()
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_logistic_dense_mostly_zero_rows_are_fitted_as_csr(dtype, order):
+    """Dense X with wide rows that are mostly zero (30 non-zeros of 400 columns) takes the CSR fit's inexact
+    steps: step for step and product for product that of the same rows in CSR, and of the NumPy twin on the dense
+    array; in either memory layout."""
+    X, y = wide_logistic_data(1.0, d=400, ones=0.9, dtype=dtype)
+    Xd = np.asarray(X.toarray(), order=order)
+    csr = kernels.logistic_newton(X, y, alpha=1e-3)
+    dense = kernels.logistic_newton(Xd, y, alpha=1e-3, n_threads=2)
+    numpy = kernels.logistic_newton(Xd, y, alpha=1e-3, backend="numpy")
+    assert dense.converged and (dense.n_iter, dense.n_passes) == (csr.n_iter, csr.n_passes)
+    assert (numpy.n_iter, numpy.n_passes) == (dense.n_iter, dense.n_passes)
+    assert dense.n_passes > 2 * dense.n_iter + 1  # inexact steps: products besides the passes of the steps
+    close(dense.w, csr.w, rtol=1e-12, atol=1e-13)
+    close(dense.w, numpy.w, rtol=1e-9, atol=1e-10)
+
+
+@pytest.mark.parametrize("d,per_row,as_csr", [(240, 24, True), (240, 25, False), (300, 23, False)])
+def test_logistic_dense_rows_fitted_as_csr_only_when_wide_and_mostly_zero(d, per_row, as_csr):
+    """The rule, on its edges: at least 24 non-zeros per row on average and at most 10 % of all entries (240
+    columns, 24 a row: both hold; 25 a row: 10.4 % non-zero; 23 a row: too few for inexact steps). Native and
+    the NumPy twin take the same route (same steps and passes); the exact route makes one pass per step, plus one
+    per shortened step."""
+    X, y = wide_logistic_data(1.0, d=d, per_row=per_row, ones=0.9)
+    Xd = X.toarray()
+    native = kernels.logistic_newton(Xd, y, alpha=1e-3)
+    numpy = kernels.logistic_newton(Xd, y, alpha=1e-3, backend="numpy")
+    assert native.converged and (native.n_iter, native.n_passes) == (numpy.n_iter, numpy.n_passes)
+    assert (native.n_passes > 2 * native.n_iter + 1) == as_csr
+    close(native.w, numpy.w, rtol=1e-8, atol=1e-9)
+
+
+def test_logistic_dense_as_csr_rejects_nan():
+    """A NaN in dense X on the CSR route gets the dense path's error."""
+    X, y = wide_logistic_data(1.0, d=400)
+    Xd = X.toarray()
+    Xd[17, 3] = np.nan
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        kernels.logistic_newton(Xd, y, alpha=1e-3)
+
+
 def test_logistic_csr_constraint_keeps_exact_steps():
     """With a constraint the wide rows take the exact steps (pass for pass those of the dense path)."""
     X, y = wide_logistic_data(1.0)

@@ -2,12 +2,14 @@
 // yields the scores, the gradient and the Hessian together. Dense columns: weighted syrk blocks as in poly2.
 // One-hot ("indicator") columns: each row's set of ones is a pattern; per pass, a row adds its weights to its
 // pattern's sums, which are then spread over the pattern's columns (Adult: ~2,000 patterns for 36,000 rows).
+// Wide rows that are mostly zero are copied to CSR and take the CSR fit (see kCsrMaxDensity).
 #include "dpfair/logistic.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <type_traits>
@@ -632,6 +634,105 @@ void check_options(std::ptrdiff_t n, std::ptrdiff_t d, const double* y, const Lo
   }
 }
 
+// Dense X with wide rows that are mostly zero is fitted as CSR (issue 14): at least kCgMinNonzerosPerRow
+// non-zeros per row on average, so that the CSR fit takes its inexact steps, and at most kCsrMaxDensity of all
+// entries non-zero, so that the copy costs at most 0.2 times X in memory (0.15 for float64 and 32-bit indices).
+// One pass counts the non-zeros of each row, a second copies them. Census-style rows (240,000 × 508, 34 non-zeros)
+// held densely: the pattern path finds a pattern per row (7 exact steps) and took 0.51-0.64 s; copied to CSR,
+// 0.25-0.30 s, of which the copy is ~0.1 s.
+constexpr double kCsrMaxDensity = 0.1;
+
+// Copies the non-zeros of row i of X (element strides rs, cs) to idx / val in increasing column order. With
+// `slack`, idx and val may also be written one past the row's last non-zero: every entry is then stored and the
+// cursor advanced only past non-zeros, with no branch to mispredict (~35 % faster on census-style rows).
+template <class T, class I>
+void copy_row_nonzeros(const T* X, std::ptrdiff_t i, std::ptrdiff_t d, std::ptrdiff_t rs, std::ptrdiff_t cs,
+                       bool slack, I* idx, T* val) {
+  const T* row = X + i * rs;
+  if (!slack) {
+    for (std::ptrdiff_t j = 0; j < d; ++j) {
+      const T x = row[j * cs];
+      if (x != T(0)) {
+        *idx++ = static_cast<I>(j);
+        *val++ = x;
+      }
+    }
+    return;
+  }
+  std::ptrdiff_t p = 0;
+  for (std::ptrdiff_t j = 0; j < d; ++j) {
+    const T x = row[j * cs];
+    idx[p] = static_cast<I>(j);
+    val[p] = x;
+    p += x != T(0);
+  }
+}
+
+// Non-zeros of each row of X in [begin, end).
+template <class T>
+void count_nonzeros(const T* X, std::ptrdiff_t begin, std::ptrdiff_t end, std::ptrdiff_t d, std::ptrdiff_t rs,
+                    std::ptrdiff_t cs, std::int64_t* counts) {
+  for (std::ptrdiff_t i = begin; i < end; ++i) {
+    const T* row = X + i * rs;
+    std::int64_t c = 0;
+    if (cs == 1) {
+      for (std::ptrdiff_t j = 0; j < d; ++j) c += row[j] != T(0);
+    } else {
+      for (std::ptrdiff_t j = 0; j < d; ++j) c += row[j * cs] != T(0);
+    }
+    counts[i] = c;
+  }
+}
+
+template <class T, class I>
+LogisticNewtonResult fit_copied_csr(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::ptrdiff_t rs,
+                                    std::ptrdiff_t cs, const std::vector<std::int64_t>& counts, int threads,
+                                    const double* y, const LogisticNewtonOptions& opt) {
+  std::vector<I> indptr(static_cast<std::size_t>(n) + 1, 0);
+  for (std::ptrdiff_t i = 0; i < n; ++i) {
+    indptr[static_cast<std::size_t>(i) + 1] = indptr[static_cast<std::size_t>(i)] + static_cast<I>(counts[static_cast<std::size_t>(i)]);
+  }
+  const std::size_t nnz = static_cast<std::size_t>(indptr.back());
+  std::unique_ptr<I[]> indices(new I[nnz + 1]);  // not zeroed: every slot up to nnz is written
+  std::unique_ptr<T[]> data(new T[nnz + 1]);
+  parallel_for(n, threads, [&](int, std::ptrdiff_t begin, std::ptrdiff_t end) {
+    // A row's slack is the next row's first slot, written later by the same thread: not so for a chunk's last row.
+    for (std::ptrdiff_t i = begin; i < end; ++i) {
+      const std::size_t p = static_cast<std::size_t>(indptr[static_cast<std::size_t>(i)]);
+      copy_row_nonzeros(X, i, d, rs, cs, i + 1 < end, indices.get() + p, data.get() + p);
+    }
+  });
+  CsrView<T, I> view;
+  view.data = data.get();
+  view.indices = indices.get();
+  view.indptr = indptr.data();
+  view.rows = n;
+  view.cols = d;
+  view.capacity = static_cast<std::ptrdiff_t>(nnz);
+  view.sorted = true;
+  return logistic_newton_csr(view, y, opt);
+}
+
+// The CSR fit of dense X when its rows qualify (see kCsrMaxDensity), otherwise nothing.
+template <class T>
+std::optional<LogisticNewtonResult> fit_as_csr(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::ptrdiff_t rs,
+                                               std::ptrdiff_t cs, const double* y, const LogisticNewtonOptions& opt) {
+  if (opt.constraint != nullptr || static_cast<double>(d) * kCsrMaxDensity < kCgMinNonzerosPerRow) return std::nullopt;
+  const int threads = threads_for(static_cast<double>(n) * static_cast<double>(d), kMinElementsPerThread, opt.n_threads);
+  std::vector<std::int64_t> counts(static_cast<std::size_t>(n), 0);
+  parallel_for(n, threads, [&](int, std::ptrdiff_t begin, std::ptrdiff_t end) {
+    count_nonzeros(X, begin, end, d, rs, cs, counts.data());
+  });
+  double nnz = 0.0;
+  for (std::int64_t c : counts) nnz += static_cast<double>(c);
+  const double rows = static_cast<double>(n);
+  if (nnz < kCgMinNonzerosPerRow * rows || nnz > kCsrMaxDensity * rows * static_cast<double>(d)) return std::nullopt;
+  if (nnz < static_cast<double>(std::numeric_limits<std::int32_t>::max())) {
+    return fit_copied_csr<T, std::int32_t>(X, n, d, rs, cs, counts, threads, y, opt);
+  }
+  return fit_copied_csr<T, std::int64_t>(X, n, d, rs, cs, counts, threads, y, opt);
+}
+
 }  // namespace
 
 template <class T>
@@ -641,6 +742,7 @@ LogisticNewtonResult logistic_newton(const T* X, std::ptrdiff_t n, std::ptrdiff_
   if (X == nullptr || y == nullptr) throw std::invalid_argument("logistic_newton: X and y are required");
   if (d >= std::numeric_limits<std::int32_t>::max()) throw std::invalid_argument("logistic_newton: too many columns");
   check_options(n, d, y, opt);
+  if (auto fit = fit_as_csr(X, n, d, row_stride, col_stride, y, opt)) return std::move(*fit);
   const std::ptrdiff_t m = d + (opt.fit_intercept ? 1 : 0);
 
   const int threads = threads_for(static_cast<double>(n) * static_cast<double>(m), kMinElementsPerThread, opt.n_threads);

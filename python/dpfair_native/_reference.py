@@ -354,6 +354,7 @@ def damped_newton(full_pass, segment_slope, reg, constraint, max_iter, tol, hess
 
 _CG_ETA_MAX, _CG_ETA_MIN, _CG_MAX_ITER = 0.5, 1e-10, 200
 _CG_MIN_NONZEROS_PER_ROW = 24
+_CSR_MAX_DENSITY = 0.1  # dense X with at most this share of non-zeros (and the rows above) is fitted as CSR
 
 
 def _preconditioner(H, reg):
@@ -470,10 +471,15 @@ def logistic_newton(X, y, alpha, fit_intercept, constraint, max_iter, tol):
             out[d] = u.sum()
         return out
 
-    inexact = hasattr(X, "nnz") and constraint is None and X.nnz >= _CG_MIN_NONZEROS_PER_ROW * n
+    sparse = hasattr(X, "nnz")
+    inexact = False
+    if constraint is None and (sparse or d * _CSR_MAX_DENSITY >= _CG_MIN_NONZEROS_PER_ROW):
+        # CSR X, or dense X whose rows are wide and mostly zero (the native kernel fits it as CSR)
+        counts = (np.diff(X.tocsr().indptr) if sparse else np.count_nonzero(X, axis=1)).astype(np.float64)
+        nnz = float(counts.sum())
+        inexact = nnz >= _CG_MIN_NONZEROS_PER_ROW * n and (sparse or nnz <= _CSR_MAX_DENSITY * n * d)
     refresh_after = 0
     if inexact:  # products that cost one Hessian pass: Σ nnz_i²/2 pair updates against 2·Σ nnz_i visits
-        counts = np.diff(X.tocsr().indptr).astype(np.float64)
         refresh_after = int(max(4.0, math.floor(float(counts @ counts) / (4.0 * max(float(counts.sum()), 1.0)))))
     w, n_iter, converged = damped_newton(full_pass, segment_slope, reg, constraint, max_iter, tol,
                                          hessian_times if inexact else None, refresh_after)

@@ -735,6 +735,9 @@ def logistic_newton(
     in one-hot columns), the products and gradient passes read a copy of the rows holding the 16-bit column
     indices of the ones and the other values with theirs (census rows: 100 instead of 408 bytes). Census-style
     rows (240,000 × 508, 34 non-zeros): 7 steps, 1 Hessian pass and 22 products instead of 7 Hessian passes.
+    Dense X with such rows (no constraint, 24 or more non-zeros per row on average, at most 10 % of all entries
+    non-zero) is fitted the same way: the native kernel copies it to CSR first (two passes over X; at most 0.2
+    times its size), as each of those rows would otherwise be a pattern of its own.
     Same iterates as the NumPy reference up to float summation order (n_iter and n_passes agree).
     Returns ``LogisticFit(w, n_iter, converged, n_passes)``; with a single class in y there is no minimizer and
     the fit stops with ``converged=False``.
