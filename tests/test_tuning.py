@@ -15,6 +15,7 @@ from dpfair_native.models import (
     FunctionalMechanismLR,
     TrainingDivergedError,
 )
+from dpfair_native.models.dpsgd import count_window
 from dpfair_native.tuning import (
     PrivateHyperparameterSearch,
     sample_tnb,
@@ -86,12 +87,25 @@ def test_search_charges_at_least_one_run_and_picks_a_candidate():
     assert delta == 1e-5 and search.privacy_spent_.relation == "add_or_remove_one"
     assert eps >= search.run_epsilon_ >= 0.99  # the run alone is ~ its target; the selection costs more
     assert search.predict(X).shape == (3000,)
-    # the charge: selection bound of max(run curve, validation Gaussian) + the count release, converted at δ
+    # the charge: selection bound of max(run curve, validation Gaussian) + the count release, converted at δ; the
+    # run curve of a target_epsilon candidate with q = b/ñ bounds that of every count the release could have given
+    # (q from the count's 1.05-cell edge), checked here by brute force over every integer count within 2kσ_n of ñ
+    n_est, k = search.n_train_estimate_, count_window(1e-5)
+    assert search.best_estimator_.sample_rate == min(1.0, 512 / 1.05 ** math.floor(math.log(n_est) / math.log(1.05)))
+    edges = {1.05 ** math.floor(math.log(m) / math.log(1.05))
+             for m in range(max(1, math.floor(n_est - 2 * k * 100)), math.ceil(n_est + 2 * k * 100) + 1)}
     rdp_run = np.maximum(np.max([PrivateHyperparameterSearch.candidate_rdp(
-        ConstrainedDPSGDClassifier(target_epsilon=1.0, epochs=3, **c), search.best_estimator_.sample_rate, ORDERS)
-        for c in cands], axis=0), rdp_gaussian(20.0, ORDERS))
+        ConstrainedDPSGDClassifier(target_epsilon=1.0, epochs=3, **c), min(1.0, 512 / e), ORDERS)
+        for c in cands for e in edges], axis=0), rdp_gaussian(20.0, ORDERS))
     total = tnb_selection_rdp(ORDERS, rdp_run, 1.0, search.gamma_) + rdp_gaussian(100.0, ORDERS)
-    assert eps == pytest.approx(rdp_to_epsilon(ORDERS, total, 1e-5)[0], rel=1e-9)
+    tail = math.erfc(k / math.sqrt(2))
+    bound = rdp_to_epsilon(ORDERS, total, 1e-5 - tail)[0]
+    assert bound <= eps <= 1.01 * bound  # one cell more on each side than the brute force needs
+    at_own_count = np.max([PrivateHyperparameterSearch.candidate_rdp(
+        ConstrainedDPSGDClassifier(target_epsilon=1.0, epochs=3, **c), search.best_estimator_.sample_rate, ORDERS)
+        for c in cands], axis=0)
+    total_own = tnb_selection_rdp(ORDERS, np.maximum(at_own_count, rdp_gaussian(20.0, ORDERS)), 1.0, search.gamma_)
+    assert rdp_to_epsilon(ORDERS, total_own + rdp_gaussian(100.0, ORDERS), 1e-5)[0] < 0.995 * bound  # old charge
 
 
 def test_search_rejects_estimators_it_cannot_account_and_non_private_candidates():

@@ -165,6 +165,8 @@ class PrivateHyperparameterSearch:
         PLD-calibrated candidate reports alone.
     gamma_ : float
         γ of the run-count distribution D_{η,γ}, solved from ``mean_runs``.
+    n_train_estimate_ : float
+        ñ_tr, the released noisy record count of the training part (charged in ``privacy_spent_``).
     classes_ : ndarray (2,)
         The two label values.
 
@@ -177,9 +179,10 @@ class PrivateHyperparameterSearch:
     q = min(1, b/ñ_tr) from its batch size b, so every candidate's privacy curve is a public function of ñ_tr.
     A candidate with a fixed noise multiplier is charged the envelope of its curves over every count near ñ_tr
     (:func:`~dpfair_native.models.dpsgd.adaptive_rdp`), since its ε moves with the private n_tr. A candidate with
-    ``target_epsilon`` is charged its calibrated curve at ñ_tr only: the filter over the counts near n_tr is
-    0.1–1.2 % above that on a few hundred to two thousand training rows (review, session 18), less on more; give
-    such candidates a ``sample_rate`` to avoid it.
+    ``target_epsilon`` takes q = b/e from the edge e = 1.05^⌊log_1.05 ñ_tr⌋ of ñ_tr's cell (so q is at most 5 %
+    above b/ñ_tr) and is charged the maximum of its calibrated curves over the cells near ñ_tr
+    (``_calibrated_candidate_rdp``): its q, T and σ all move with the private n_tr. A ``sample_rate`` (q public)
+    avoids both envelopes.
     (3) Draw K ~ D_{η,γ}. (4) K times: draw a candidate uniformly, fit it on the training part, release its
     validation histogram of (group, label, prediction) counts with N(0, σ_v²) per cell, and compute its score from
     it. (5) Return the run with the best score (ties: the first).
@@ -277,17 +280,21 @@ class PrivateHyperparameterSearch:
         for params in candidates:
             est = _clone(self.estimator).set_params(**params)
             from_count = getattr(est, "sample_rate", None) is None
+            calibrated = est._requested_privacy()[0] is not None
             if from_count:
                 b = getattr(est, "batch_size", None)
                 if b is None:
                     raise ValueError("each candidate needs batch_size or sample_rate")
-                est.set_params(sample_rate=min(1.0, float(b) / n_estimate))
+                est.set_params(sample_rate=min(1.0, float(b) / (_cell_edge(n_estimate) if calibrated else n_estimate)))
             if labels is not None and "declared_groups" in est.get_params():
                 est.set_params(declared_groups=labels)  # else a run's groups_ would say which groups it saw
             curve = self.candidate_rdp(est, est.sample_rate, orders)
-            if from_count and est._requested_privacy()[0] is None:
-                # a fixed σ with q = b/ñ: ε moves with the private count, so charge every count near ñ (as a fit does)
-                curve, p_out = _adaptive_candidate_rdp(est, int(b), n_estimate, delta)
+            if from_count:
+                # q = b/ñ: the curve moves with the private count, so charge every count near ñ (as a fit does)
+                if calibrated:
+                    curve, p_out = _calibrated_candidate_rdp(est, int(b), n_estimate, delta, orders)
+                else:
+                    curve, p_out = _adaptive_candidate_rdp(est, int(b), n_estimate, delta)
                 tail = max(tail, p_out)
             curves.append(curve)
             models.append(est)
@@ -359,6 +366,7 @@ class PrivateHyperparameterSearch:
         self.best_estimator_.classes_ = classes  # its predict maps the codes back to the labels
         self.best_params_ = dict(candidates[j])
         self.gamma_ = gamma
+        self.n_train_estimate_ = n_tr_est
         self.privacy_spent_ = PrivacySpent(rdp_to_epsilon(orders, total_rdp, delta - tail)[0], delta, "rdp",
                                           "add_or_remove_one")
         self.run_epsilon_ = float(rdp_to_epsilon(orders, np.max(curves, axis=0), delta - tail)[0])
@@ -430,6 +438,42 @@ def _adaptive_candidate_rdp(est, batch_size: int, n_estimate: float, delta: floa
     before = _releases_before(q, steps, est._center_noise)
     sigma_eff = est._effective_sigma(*est._noise_multipliers(q, steps, before))
     _, envelope, p_out = adaptive_rdp(sampling, est._center_noise, sigma_eff, n_estimate, delta)
+    return envelope, p_out
+
+
+_CALIBRATION_CELL = 1.05
+"""A ``target_epsilon`` candidate with q = b/ñ takes q = b/e from the cell edge e = r^⌊log_r ñ⌋ (r = 1.05)."""
+
+
+def _cell_index(n_estimate: float) -> int:
+    return math.floor(math.log(n_estimate) / math.log(_CALIBRATION_CELL))
+
+
+def _cell_edge(n_estimate: float) -> float:
+    return _CALIBRATION_CELL ** _cell_index(n_estimate)
+
+
+def _calibrated_candidate_rdp(est, batch_size: int, n_estimate: float, delta: float, orders):
+    """(RDP curve, tail) of a ``target_epsilon`` candidate whose q comes from the search's noisy count ñ through its
+    cell edge (:func:`_cell_edge`): the order-wise maximum of the calibrated curves of every cell that meets
+    W = [ñ − 2kσ_n, ñ + 2kσ_n] (k = :func:`~dpfair_native.models.dpsgd.count_window`), and the count's tail mass for δ.
+
+    Why it bounds the run: q, T and the σ calibrated at them are functions of the cell of ñ alone, so a run has the
+    parameters of some cell. For a record count n_tr with |ñ − n_tr| <= kσ_n, the counts the release gives except
+    with probability p = P(|N(0, 1)| > k) lie in n_tr ± kσ_n ⊆ W, so the run's curve at every order is at most this
+    maximum; p goes to δ. One more cell on each side absorbs rounding in the cell index. Calibrating at ñ itself
+    instead left the filter over the counts near n_tr 0.1–1.2 % above the curve charged (a few hundred to 2,000 rows).
+    """
+    from .models.dpsgd import RECORD_COUNT_NOISE, count_window
+
+    k = count_window(delta)
+    p_out = math.erfc(k / math.sqrt(2.0))
+    lo, hi = max(1.0, n_estimate - 2 * k * RECORD_COUNT_NOISE), n_estimate + 2 * k * RECORD_COUNT_NOISE
+    rates = {min(1.0, batch_size / _CALIBRATION_CELL**i) for i in range(_cell_index(lo) - 1, _cell_index(hi) + 2)}
+    envelope = np.zeros(len(orders))
+    for q in sorted(rates):
+        curve = PrivateHyperparameterSearch.candidate_rdp(_clone(est).set_params(sample_rate=q), q, orders)
+        envelope = np.maximum(envelope, curve)
     return envelope, p_out
 
 
