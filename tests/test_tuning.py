@@ -70,8 +70,8 @@ def test_tnb_sampler_and_mean(eta):
         assert abs(np.mean(draws == 1) - gamma) < 0.01
 
 
-def _data():
-    return make_fair_classification(3000, 6, disparity=2.0, label_noise=0.05, random_state=0)
+def _data(n=3000):
+    return make_fair_classification(n, 6, disparity=2.0, label_noise=0.05, random_state=0)
 
 
 def test_search_charges_at_least_one_run_and_picks_a_candidate():
@@ -100,12 +100,13 @@ def test_search_charges_at_least_one_run_and_picks_a_candidate():
     total = tnb_selection_rdp(ORDERS, rdp_run, 1.0, search.gamma_) + rdp_gaussian(100.0, ORDERS)
     tail = math.erfc(k / math.sqrt(2))
     bound = rdp_to_epsilon(ORDERS, total, 1e-5 - tail)[0]
-    assert bound <= eps <= 1.01 * bound  # one cell more on each side than the brute force needs
+    assert eps == pytest.approx(bound, rel=1e-12)
     at_own_count = np.max([PrivateHyperparameterSearch.candidate_rdp(
         ConstrainedDPSGDClassifier(target_epsilon=1.0, epochs=3, **c), search.best_estimator_.sample_rate, ORDERS)
         for c in cands], axis=0)
     total_own = tnb_selection_rdp(ORDERS, np.maximum(at_own_count, rdp_gaussian(20.0, ORDERS)), 1.0, search.gamma_)
-    assert rdp_to_epsilon(ORDERS, total_own + rdp_gaussian(100.0, ORDERS), 1e-5)[0] < 0.995 * bound  # old charge
+    # the curve at ñ's own cell alone (close to the old charge, at q = b/ñ): below the bound
+    assert rdp_to_epsilon(ORDERS, total_own + rdp_gaussian(100.0, ORDERS), 1e-5)[0] < 0.995 * bound
 
 
 def test_search_rejects_estimators_it_cannot_account_and_non_private_candidates():
@@ -279,3 +280,25 @@ def test_fixed_noise_candidates_with_q_from_the_count_charge_every_nearby_count(
     # ~2,400 training rows: the envelope covers counts down to ñ − 1,200, where q is about twice b/ñ
     assert from_count.run_epsilon_ > 1.3 * public.run_epsilon_
     assert from_count.privacy_spent_[0] > public.privacy_spent_[0]
+
+
+def test_the_cell_of_a_count_is_decided_by_its_edges():
+    """_cell_index(x) is the i with 1.05^i <= x < 1.05^(i+1) (edges as computed), also at and next to every edge, so
+    the cells the charge covers are those a run can take."""
+    from dpfair_native.tuning import _cell_index
+
+    for i in range(0, 400):
+        edge = 1.05**i
+        for x in (np.nextafter(edge, 0.0), edge, np.nextafter(edge, np.inf)):
+            j = _cell_index(float(x))
+            assert 1.05**j <= x < 1.05 ** (j + 1), (i, x, j)
+
+
+def test_a_candidate_out_of_reach_at_a_nearby_count_says_so():
+    """A fixed count noise that leaves the target reachable at ñ but not at smaller counts in the window: the
+    error names the q and the window (review, session 20)."""
+    X, y, s = _data(n=1250)
+    base = DPSGDFClassifier(target_epsilon=1.0, epochs=5, batch_size=256, count_noise_multiplier=5.0, backend="numpy")
+    search = PrivateHyperparameterSearch(base, [{}], declared_groups=[0, 1], random_state=0)
+    with pytest.raises(ValueError, match=r"charged at every training count within 1200 of the noisy count"):
+        search.fit(X, y, sensitive_features=s)
