@@ -279,7 +279,7 @@ def test_secure_target_with_q_from_the_count_meets_the_target_over_the_counts_ne
     from dpfair_native.models.dpsgd import calibrate_adaptive_noise, calibrate_dpsgd_noise
 
     def own_cell_only(est, q, T, rel, count):
-        cell = math.floor(math.log(count) / math.log(dpsgd_module._ORDER_CELL))
+        cell = dpsgd_module._cell_index(count)
         order = dpsgd_module._cell_order(cell, target, est.delta, est._sampling, est._center_noise, True)
         tail = math.erfc(dpsgd_module.count_window(est.delta) / math.sqrt(2.0))
         return dpsgd_module._sigma_at_order(order, q, T, rel, target, est.delta - tail, count, True)

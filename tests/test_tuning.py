@@ -285,7 +285,7 @@ def test_fixed_noise_candidates_with_q_from_the_count_charge_every_nearby_count(
 def test_the_cell_of_a_count_is_decided_by_its_edges():
     """_cell_index(x) is the i with 1.05^i <= x < 1.05^(i+1) (edges as computed), also at and next to every edge, so
     the cells the charge covers are those a run can take."""
-    from dpfair_native.tuning import _cell_index
+    from dpfair_native.models.dpsgd import _cell_index
 
     for i in range(0, 400):
         edge = 1.05**i

@@ -440,23 +440,12 @@ def _adaptive_candidate_rdp(est, batch_size: int, n_estimate: float, delta: floa
     return envelope, p_out
 
 
-_CALIBRATION_CELL = 1.05
-"""A ``target_epsilon`` candidate with q = b/ñ takes q = b/e from the cell edge e = r^⌊log_r ñ⌋ (r = 1.05)."""
-
-
-def _cell_index(n_estimate: float) -> int:
-    """The i with r^i <= ñ < r^(i+1), r^i as computed (``r ** i``); the comparisons, not the logarithm, decide, so
-    the index is non-decreasing in ñ by construction."""
-    i = math.floor(math.log(n_estimate) / math.log(_CALIBRATION_CELL))
-    while _CALIBRATION_CELL ** (i + 1) <= n_estimate:
-        i += 1
-    while _CALIBRATION_CELL**i > n_estimate:
-        i -= 1
-    return i
-
-
 def _cell_edge(n_estimate: float) -> float:
-    return _CALIBRATION_CELL ** _cell_index(n_estimate)
+    """r^i of the cell [r^i, r^(i+1)) that holds ñ (r = 1.05, the cells of
+    :func:`~dpfair_native.models.dpsgd.calibrate_adaptive_noise`)."""
+    from .models.dpsgd import _ORDER_CELL, _cell_index
+
+    return _ORDER_CELL ** _cell_index(n_estimate)
 
 
 def _calibrated_candidate_rdp(est, batch_size: int, n_estimate: float, delta: float, orders):
@@ -473,12 +462,12 @@ def _calibrated_candidate_rdp(est, batch_size: int, n_estimate: float, delta: fl
     epoch of batch 64 on 150–2,500 rows (review, session 20). Cost: one calibration per cell, about 1 s per candidate
     (20–70 cells) on a few thousand rows or fewer, 0.1 s on 20,000.
     """
-    from .models.dpsgd import RECORD_COUNT_NOISE, count_window
+    from .models.dpsgd import _ORDER_CELL, RECORD_COUNT_NOISE, _cell_index, count_window
 
     k = count_window(delta)
     p_out = math.erfc(k / math.sqrt(2.0))
     lo, hi = max(1.0, n_estimate - 2 * k * RECORD_COUNT_NOISE), n_estimate + 2 * k * RECORD_COUNT_NOISE
-    rates = {min(1.0, batch_size / _CALIBRATION_CELL**i) for i in range(_cell_index(lo), _cell_index(hi) + 1)}
+    rates = {min(1.0, batch_size / _ORDER_CELL**i) for i in range(_cell_index(lo), _cell_index(hi) + 1)}
     envelope = np.zeros(len(orders))
     for q in sorted(rates):
         try:

@@ -402,6 +402,18 @@ _ORDER_CELL = 1.05
 """Record counts in [r^i, r^(i+1)) share the conversion order of :func:`calibrate_adaptive_noise` (r = 1.05)."""
 
 
+def _cell_index(count: float) -> int:
+    """The i with r^i <= ``count`` < r^(i+1) (r = :data:`_ORDER_CELL`, r^i as computed by ``r ** i``): comparisons
+    with the edges, not the rounded logarithm, decide, so the index is non-decreasing in the count by construction
+    (the proofs that use cells need it)."""
+    i = math.floor(math.log(count) / math.log(_ORDER_CELL))
+    while _ORDER_CELL ** (i + 1) <= count:
+        i += 1
+    while _ORDER_CELL**i > count:
+        i -= 1
+    return i
+
+
 def calibrate_adaptive_noise(target: float, delta: float, sampling: Callable[[float], Tuple[float, int]],
                              center_noise: Callable[[float, int], Optional[float]], n_estimate: float, *,
                              secure: bool = False) -> float:
@@ -445,9 +457,8 @@ def calibrate_adaptive_noise(target: float, delta: float, sampling: Callable[[fl
     """
     k = count_window(delta)
     p_out = math.erfc(k / math.sqrt(2.0))
-    log_r = math.log(_ORDER_CELL)
-    first = math.floor(math.log(max(1.0, n_estimate - k * RECORD_COUNT_NOISE)) / log_r)
-    last = math.floor(math.log(max(1.0, n_estimate + k * RECORD_COUNT_NOISE)) / log_r)
+    first = _cell_index(max(1.0, n_estimate - k * RECORD_COUNT_NOISE))
+    last = _cell_index(max(1.0, n_estimate + k * RECORD_COUNT_NOISE))
     orders = {_cell_order(i, target, delta, sampling, center_noise, bool(secure)) for i in range(first, last + 1)}
 
     q, steps = sampling(n_estimate)
