@@ -59,7 +59,11 @@ def test_readme_usage_example_runs(capsys, tmp_path, monkeypatch):
     exec(compile(code, "README.md", "exec"), {})
     privacy, dp = capsys.readouterr().out.split("\n")[:2]
     assert privacy == "PrivacySpent(epsilon=1.0, delta=1e-05, method='basic', relation='replace_one')"
-    assert 0.0 <= float(dp) < 0.05
+    # The README draws its noise from OS entropy, so this gap is random. Over 3,000 seeded draws of models[1]
+    # (FairFunctionalMechanismLR, ε = 1) the gap's 99.9 % quantile was 0.053 and its maximum 0.067 (0.4 % of
+    # draws were >= 0.05, which made a 0.05 bound fail CI); without the fairness constraint the 1 % quantile is
+    # 0.139 (FunctionalMechanismLR, ε = 1) and plain LR's gap 0.182, so 0.10 still catches a lost constraint.
+    assert 0.0 <= float(dp) < 0.10
     assert (tmp_path / "frontier.png").stat().st_size > 10_000
 
 
