@@ -7,12 +7,22 @@
 - ``backend`` fixture: every test that takes it runs once per backend, ``"numpy"`` (the reference twin) and
   ``"native"`` (marked ``native``, so skipped without a build). A test that needs a different set parametrizes
   ``backend`` itself (direct parametrization overrides the fixture).
+- Hypothesis runs derandomized (the profile "repeatable", the default): every run tries the same examples, so a
+  failure reproduces from the command alone and a red run is never a new draw. ``HYPOTHESIS_PROFILE=explore``
+  draws fresh examples (for hunting, not for CI).
 """
+
+import os
 
 import numpy as np
 import pytest
+from hypothesis import settings
 
 from dpfair_native import kernels
+
+settings.register_profile("repeatable", derandomize=True, database=None)
+settings.register_profile("explore")
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 NATIVE_BUILT = kernels.native_available()
 #: The two backends as parameters: numpy always runs, native is skipped (with a reason) when not built.

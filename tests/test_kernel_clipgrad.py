@@ -182,7 +182,9 @@ def _batches(draw):
     n_groups = draw(st.integers(1, 4))
     clip = rng.choice([0.05, 0.5, 2.0, np.inf], n_groups)
     rows = rng.integers(0, n, draw(st.integers(0, 2 * n)))
-    threshold = draw(st.sampled_from([None, 0.0, 1.0, np.inf]))
+    # not 0.0: at saturated scores one backend's residual σ(s) − y rounds to exactly 0 and the other's to ~1e-16,
+    # so "norm > 0" differs by rounding alone (review 21: 6 examples in 80,000, counts off by 1-2)
+    threshold = draw(st.sampled_from([None, 1e-3, 1.0, np.inf]))
     l2 = draw(st.sampled_from([0.0, 0.3]))
     return (X, rng.integers(0, 2, n).astype(float), rng.standard_normal(d), float(rng.standard_normal()), rows,
             rng.integers(0, n_groups, n), clip, threshold, l2, draw(st.sampled_from([1, 2, 3])))

@@ -6,6 +6,7 @@ import importlib.util
 import os
 import subprocess
 import sys
+import zlib
 
 import numpy as np
 import pytest
@@ -48,7 +49,7 @@ def isa(request, monkeypatch):
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("layout", ["C", "F", "strided"])
 def test_poly2_matches_reference(isa, shape, dtype, layout):
-    rng = np.random.default_rng(hash((shape, layout)) % 2**32)
+    rng = np.random.default_rng(zlib.crc32(repr((shape, layout)).encode()))  # str hashes vary per process
     X = (rng.standard_normal(shape) * 3).astype(dtype)
     X = {"C": X, "F": np.asfortranarray(X), "strided": X[::-2, ::2]}[layout]
     n, d = X.shape
