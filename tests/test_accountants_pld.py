@@ -420,3 +420,22 @@ def test_tiny_noise_is_refused_clearly_instead_of_overflowing_or_exhausting_memo
     assert P._log_mixture(0.3, 2.0) == pytest.approx(math.log(0.7 + 0.3 * math.exp(2.0)), rel=1e-15)
     assert P._log_mixture(0.3, 800.0) == pytest.approx(800.0 + math.log(0.3), rel=1e-15)
     assert P._log_mixture(1.0, 800.0) == 800.0
+
+
+def test_a_gaussian_then_a_choice_among_one_mechanism_is_their_composition():
+    """With one mechanism to choose from, the adaptive bound is the plain composition (to the grid step, from
+    above); with two, at least the worse one's; and the outputs not covered are charged in full."""
+    sub = A.PoissonSampledEvent(0.01, A.GaussianEvent(1.0))
+    one = P.PLDAccountant().compose(sub, 500)
+    plain = P.PLDAccountant().compose(A.ComposedEvent([A.GaussianEvent(100.0), A.SelfComposedEvent(sub, 500)]))
+    exact = plain.get_epsilon(1e-5)
+    got = P.epsilon_after_gaussian_choice(100.0, [one], 1e-5)
+    assert exact - 1e-12 <= got <= exact + 3e-4
+    worse = P.PLDAccountant().compose(A.PoissonSampledEvent(0.012, A.GaussianEvent(1.0)), 500)
+    both = P.epsilon_after_gaussian_choice(100.0, [one, worse], 1e-5)
+    assert both >= P.epsilon_after_gaussian_choice(100.0, [worse], 1e-5) > got
+    assert P.epsilon_after_gaussian_choice(100.0, [one], 1e-5, extra_delta=5e-6) > got
+    with pytest.raises(ValueError, match="never falls"):
+        P.epsilon_after_gaussian_choice(100.0, [one], 1e-5, extra_delta=2e-5)
+    with pytest.raises(ValueError, match="add_or_remove_one"):
+        P.epsilon_after_gaussian_choice(100.0, [P.PLDAccountant("replace_one").compose(sub)], 1e-5)

@@ -14,6 +14,10 @@ demographic parity or equal opportunity, because their target forbids part of wh
 than the unconstrained model, or within two points of parity where that model is already near it. A model that
 predicts one class meets it trivially; where that happens the pair is an accuracy xfail.
 
+A private estimator is judged on its mean over ``SEEDS`` fits (random_state 0..4), and so is its counterpart: one
+draw near a bar is a lottery. The numbers quoted below are such means unless they say otherwise (session 21;
+earlier sessions quoted seed 0 alone).
+
 Where a default does not work yet, the pair is listed in ``KNOWN_FAILURES`` (accuracy) or
 ``KNOWN_FAIRNESS_FAILURES`` with the reason and runs as a strict xfail: it fails the suite the day it starts to
 pass, so the lists cannot go stale.
@@ -38,8 +42,8 @@ FM_NOISE = ("the functional mechanism's Laplace/Gaussian noise on the d×d quadr
             "d/(nε) (L2); at d = 200, n = 20,000, ε = 1 it swamps the signal. The default private feature selection "
             "(max_features='auto': k = 16-17 columns for the Laplace variants, 57 for ADFC and FairFM at d = 500) "
             "does not rescue this generator: its signal is dense (w_j ~ N(0, 16/d) on every column), so k columns "
-            "carry a small part of it. Measured at ε = 1: 0.693-0.730 (d = 200, bars 0.802 / 0.744 fair) and "
-            "0.791-0.793 (d = 500, bars 0.858 / 0.817); even a non-private oracle choice of the k most correlated "
+            "carry a small part of it. Measured at ε = 1: 0.693-0.743 (d = 200, bars 0.802 / 0.744 fair) and "
+            "0.792-0.793 (d = 500, bars 0.858 / 0.817); even a non-private oracle choice of the k most correlated "
             "columns with the whole ε left to the FM stays below (best 0.781 / 0.755 at d = 200, 0.807 / 0.793 at "
             "d = 500)")
 FM_THRESHOLD = ("the degree-2 Taylor objective at 0 fits a linear-probability model thresholded at 1/2; at a 5 % "
@@ -60,18 +64,20 @@ FAIR_FM_COST = ("demographic parity against a strong proxy leaves little to lear
                 "DP difference than the single release but leave Adult's RD at 2-2.5 times it ('Session 18')")
 EXP_CANDIDATES = ("with min_group_positives = 1 the utility sensitivity is about 2, so the selection is near uniform "
                   "over the private candidate set; at d = 500 its equal-opportunity-constrained DP-SGD base model "
-                  "(half of ε = 1, replace-one, the public n since session 15) reaches 0.775 (candidate mean 0.766) "
-                  "against the bar 0.817; base_share 0.8 / 0.9 measured 0.791 / 0.794 (with the older noisy count)")
+                  "(half of ε = 1, replace-one, the public n since session 15) reaches 0.775 (candidate mean 0.766; "
+                  "mean over 5 seeds 0.764, 0.736-0.777) against the bar 0.817; base_share 0.8 / 0.9 measured "
+                  "0.791 / 0.794 (with the older noisy count)")
 FAIRDP_IMBALANCE = ("at d = 500 the per-group normalised noise (the small group's sum divided by its own expected "
-                    "batch) still dominates: 0.832 against the bar 0.858 (DP-SGD 0.914); center=True passes "
-                    "(0.869) but widens FairDP's accuracy gap on n2k-d5 from 0.074 to 0.170 (bench/centering.py), "
-                    "failing the fairness test below (<= 0.75 x DP-SGD's 0.104), so FairDP does not centre by "
-                    "default; the old defaults (M = 5, "
-                    "q = 0.01, 5 epochs) gave the majority class; on the held-out generator q = 0.02 and M = 50 "
-                    "with learning rate 4 measured no better")
+                    "batch) still dominates: 0.827 (0.820-0.833 over 5 seeds) against the bar 0.858 (DP-SGD "
+                    "0.897); center=True passes (0.869) but widens FairDP's accuracy gap on n2k-d5 from 0.074 to "
+                    "0.170 (bench/centering.py), failing the fairness test below (<= 0.75 x DP-SGD's 0.104), so "
+                    "FairDP does not centre by default; the old defaults (M = 5, q = 0.01, 5 epochs) gave the "
+                    "majority class; on the held-out generator q = 0.02 and M = 50 with learning rate 4 measured no "
+                    "better")
 DPSGDF_BUDGET = ("the default budget is ε = 1 (DEFAULT_TARGET_EPSILON, session 9); the old default σ = 1 spent "
                  "ε = 3.17 here and reached 0.903 (passing). At ε = 1: 0.838 against the bar 0.858, while "
-                 "DPSGDClassifier reaches 0.900 and Naïve reweighting 0.870. DPSGD-F's bounds C_k = C0·(1 + ratio) "
+                 "DPSGDClassifier reaches 0.900 and Naïve reweighting 0.870 (session 21, means over 5 seeds: 0.855, "
+                 "0.844-0.865 a seed, against 0.897 and 0.879). DPSGD-F's bounds C_k = C0·(1 + ratio) "
                  "have medians 1.65·C0 and 2.51·C0 for the two groups and max_k C_k averages 2.83·C0 over the steps, "
                  "so its noise σ₂·max_k C_k is 2.8 times DPSGD's at the same σ. Learning rate 0.5 measured 0.877 "
                  "here, but a default picked on this generator would be tuned on the test, so it is not changed")
@@ -87,24 +93,28 @@ KNOWN_FAILURES = {
     ("FairDPClassifier", "n20k-d500-pos20"): FAIRDP_IMBALANCE,
 }
 FAIRDP_GAP = ("giving each group's model an equal weight in the aggregate does not narrow the gap between the "
-              "groups' accuracies on this generator: 0.073 / 0.102 / 0.058 / 0.226 against DP-SGD's 0.050 / 0.067 / "
-              "0.057 / 0.107 (shapes pos5 / d200 / n300k / d500). The method's lever, the weight bound M, shrinks the "
+              "groups' accuracies on this generator: 0.103 / 0.062 / 0.082 / 0.058 / 0.200 against DP-SGD's 0.111 / "
+              "0.044 / 0.058 / 0.057 / 0.121 (shapes n2k / pos5 / d200 / n300k / d500, means over 5 seeds; seed 0 "
+              "alone passed at n2k). The method's lever, the weight bound M, shrinks the "
               "scores toward the bias: demographic parity falls, accuracy falls and the accuracy gap grows (held-out "
               "draw, seed 11: M = 5 gave gaps 0.10-0.28 against DP-SGD's 0.00-0.10; M <= 3 the majority class on 3-4 "
               "of the 5 shapes), so no default M fixes it; choose M on validation data (dpfair_native.tuning does "
               "not take FairDP)")
 NAIVE_COST = ("naive reweighting multiplies the smaller group's clipped gradients by about 1.4 and the noise with "
               "them (σ·C0·max_k θ_k); where DP-SGD's drops from the non-private model are already nearly equal (gap "
-              "0.012 / 0.013 / 0.021 at n2k / d200 / d500) the extra noise falls unevenly: 0.057 / 0.021 / 0.045 (d200 "
-              "misses the 0.02 allowance by about 7 of its 5,000 test rows)")
+              "0.013 / 0.034 at n2k / d500, means over 5 seeds) the extra noise falls unevenly: 0.028 (0.006-0.065 a "
+              "seed) / 0.041 (0.026-0.061). At d200 it passes on the mean (0.009 against 0.006; seed 0 alone missed "
+              "the 0.02 allowance)")
 KNOWN_FAIRNESS_FAILURES = {
-    **{("FairDPClassifier", shape): FAIRDP_GAP for shape in ("n20k-d20-pos5", "n20k-d200-pos30", "n300k-d10-pos15",
-                                                             "n20k-d500-pos20")},
-    **{("NaiveReweightedDPSGDClassifier", shape): NAIVE_COST for shape in ("n2k-d5-pos50", "n20k-d200-pos30",
-                                                                           "n20k-d500-pos20")},
+    **{("FairDPClassifier", shape): FAIRDP_GAP for shape in SHAPES},
+    **{("NaiveReweightedDPSGDClassifier", shape): NAIVE_COST for shape in ("n2k-d5-pos50", "n20k-d500-pos20")},
+    ("DPSGDFClassifier", "n20k-d200-pos30"): "where DP-SGD's drops from the non-private model are nearly equal (gap "
+                                             "0.006), DPSGD-F's noise σ₂·max_k C_k, 2.8 times DP-SGD's, raises them "
+                                             "unevenly: 0.023 (0.012-0.032 a seed), above the 0.02 allowance",
     ("DPSGDFClassifier", "n20k-d500-pos20"): "the noise σ₂·max_k C_k, 2.8 times DP-SGD's (see the accuracy reason), "
                                              "raises both groups' drops from the non-private model, unevenly: 0.067 "
-                                             "and 0.120 against DP-SGD's 0.016 and 0.036 (gap 0.054 against 0.021)",
+                                             "and 0.120 against DP-SGD's 0.016 and 0.036 (gap 0.054 against 0.021; "
+                                             "means over 5 seeds: 0.067 against 0.034)",
 }
 
 # estimator -> (the disparity it targets, its unconstrained counterpart)
@@ -156,22 +166,34 @@ def disparity(kind, pred, y, s, nonprivate_pred=None):
 
 
 _FITS = {}
+SEEDS = 5
+"""A private estimator is judged on the mean over this many fits (random_state 0..4) of its accuracy or disparity,
+and so is its counterpart: one draw is a lottery where the mean sits near a bar (at n = 2,000 and ε = 1 one seed's
+accuracy moves by several points), and any change to how the noise is drawn re-draws it."""
+NON_PRIVATE = ("LogisticRegression", "FairLogisticRegression")
 
 
 def _fit(name, shape_id):
-    """Test-set predictions of ``name`` with its defaults on shape ``shape_id`` (cached: several tests read them)."""
+    """([test-set predictions of each fit], y_test, s_test) of ``name`` with its defaults on shape ``shape_id``: one
+    fit per seed for the private estimators, one for the non-private ones (cached: several tests read them)."""
     key = (name, shape_id)
     if key not in _FITS:
         (X, y, s), (X_test, y_test, s_test) = _synthetic(*SHAPES[shape_id])
         cls = getattr(models, name)
-        params = dict(REQUIRED.get(name, {}))
-        if "random_state" in cls().get_params():
-            params["random_state"] = 0
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # e.g. the domain warning of estimators given no declared domain
-            model = cls(**params).fit(X, y, sensitive_features=s)
-        _FITS[key] = (model.predict(X_test), y_test, s_test)
+        seeded = "random_state" in cls().get_params() and name not in NON_PRIVATE
+        predictions = []
+        for seed in range(SEEDS if seeded else 1):
+            params = dict(REQUIRED.get(name, {}), **({"random_state": seed} if seeded else {}))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # e.g. the domain warning of estimators given no declared domain
+                predictions.append(cls(**params).fit(X, y, sensitive_features=s).predict(X_test))
+        _FITS[key] = (predictions, y_test, s_test)
     return _FITS[key]
+
+
+def _accuracy(name, shape_id) -> float:
+    predictions, y, _ = _fit(name, shape_id)
+    return float(np.mean([np.mean(pred == y) for pred in predictions]))
 
 
 def _cases(names, known_failures):
@@ -185,25 +207,24 @@ def _cases(names, known_failures):
 
 @pytest.mark.parametrize(("name", "shape_id"), list(_cases(ESTIMATORS, KNOWN_FAILURES)))
 def test_defaults_beat_the_majority_class_by_a_clear_margin(name, shape_id):
-    pred, y, _ = _fit(name, shape_id)
+    _, y, _ = _fit(name, shape_id)
     majority = max(y.mean(), 1 - y.mean())
     fair_kind = FAIRNESS_TARGETS.get(name, ("",))[0]
     reference_name = "FairLogisticRegression" if fair_kind in ("demographic_parity", "equal_opportunity") else \
         "LogisticRegression"
-    accuracy = np.mean(pred == y)
-    if name in ("LogisticRegression", "FairLogisticRegression"):  # the non-private references themselves
+    accuracy = _accuracy(name, shape_id)  # the mean over SEEDS fits
+    if name in NON_PRIVATE:  # the references themselves
         assert accuracy >= majority + 0.005, (accuracy, majority)
         return
-    reference_pred, _, _ = _fit(reference_name, shape_id)
-    reference = np.mean(reference_pred == y)
+    reference = _accuracy(reference_name, shape_id)
     assert accuracy >= majority + 0.5 * (reference - majority), (accuracy, majority, reference)
 
 
 @pytest.mark.parametrize(("name", "shape_id"), list(_cases(FAIRNESS_TARGETS, KNOWN_FAIRNESS_FAILURES)))
 def test_fairness_aware_defaults_reduce_the_disparity_they_target(name, shape_id):
     kind, counterpart = FAIRNESS_TARGETS[name]
-    pred, y, s = _fit(name, shape_id)
-    base_pred, _, _ = _fit(counterpart, shape_id)
-    nonprivate_pred = _fit("LogisticRegression", shape_id)[0] if kind == "cost_of_privacy" else None
-    ours, theirs = (disparity(kind, p, y, s, nonprivate_pred) for p in (pred, base_pred))
+    predictions, y, s = _fit(name, shape_id)
+    nonprivate_pred = _fit("LogisticRegression", shape_id)[0][0] if kind == "cost_of_privacy" else None
+    ours, theirs = (float(np.mean([disparity(kind, p, y, s, nonprivate_pred) for p in preds]))
+                    for preds in (predictions, _fit(counterpart, shape_id)[0]))  # means over SEEDS fits
     assert ours <= max(0.75 * theirs, NEAR_PARITY), (ours, theirs)

@@ -95,15 +95,15 @@ def test_search_charges_at_least_one_run_and_picks_a_candidate():
     edges = {1.05 ** math.floor(math.log(m) / math.log(1.05))
              for m in range(max(1, math.floor(n_est - 2 * k * 100)), math.ceil(n_est + 2 * k * 100) + 1)}
     rdp_run = np.maximum(np.max([PrivateHyperparameterSearch.candidate_rdp(
-        ConstrainedDPSGDClassifier(target_epsilon=1.0, epochs=3, **c), min(1.0, 512 / e), ORDERS)
-        for c in cands for e in edges], axis=0), rdp_gaussian(20.0, ORDERS))
+        ConstrainedDPSGDClassifier(target_epsilon=1.0, epochs=3, sample_rate=min(1.0, 512 / e), **c),
+        min(1.0, 512 / e), ORDERS) for c in cands for e in edges], axis=0), rdp_gaussian(20.0, ORDERS))
     total = tnb_selection_rdp(ORDERS, rdp_run, 1.0, search.gamma_) + rdp_gaussian(100.0, ORDERS)
     tail = math.erfc(k / math.sqrt(2))
     bound = rdp_to_epsilon(ORDERS, total, 1e-5 - tail)[0]
     assert eps == pytest.approx(bound, rel=1e-12)
     at_own_count = np.max([PrivateHyperparameterSearch.candidate_rdp(
-        ConstrainedDPSGDClassifier(target_epsilon=1.0, epochs=3, **c), search.best_estimator_.sample_rate, ORDERS)
-        for c in cands], axis=0)
+        ConstrainedDPSGDClassifier(target_epsilon=1.0, epochs=3, sample_rate=search.best_estimator_.sample_rate, **c),
+        search.best_estimator_.sample_rate, ORDERS) for c in cands], axis=0)
     total_own = tnb_selection_rdp(ORDERS, np.maximum(at_own_count, rdp_gaussian(20.0, ORDERS)), 1.0, search.gamma_)
     # the curve at ñ's own cell alone (close to the old charge, at q = b/ñ): below the bound
     assert rdp_to_epsilon(ORDERS, total_own + rdp_gaussian(100.0, ORDERS), 1e-5)[0] < 0.995 * bound
