@@ -495,3 +495,20 @@ def test_fits_with_prefetched_draws_equal_a_plain_loop(name, monkeypatch):
     looped = make().fit(X, y, sensitive_features=s)
     np.testing.assert_array_equal(threaded.coef_, looped.coef_)
     assert threaded.intercept_ == looped.intercept_
+
+
+def test_a_fixed_count_noise_that_only_the_fits_own_cell_allows_still_fits():
+    """DPSGD-F with count_noise_multiplier just above its own cell's σ_eff: cells at smaller counts near ñ need a
+    larger σ_eff than σ₁ allows, so a fit there would stop before training and release nothing beyond the count.
+    The report leaves such cells out (their null mechanism is below every profile) instead of failing the fit
+    (review 21: it raised after training, quoting a σ the fit never used)."""
+    rng = np.random.default_rng(0)
+    X = rng.random((700, 4))
+    y, s = (X[:, 0] > 0.5).astype(int), rng.integers(0, 2, 700)
+    kw = dict(target_epsilon=1.0, epochs=2, batch_size=64, random_state=0, declared_groups=[0, 1])
+    own = DPSGDFClassifier(**kw).fit(X, y, sensitive_features=s).effective_noise_multiplier_
+    m = DPSGDFClassifier(count_noise_multiplier=1.2 * own, **kw).fit(X, y, sensitive_features=s)
+    assert m.effective_noise_multiplier_ == pytest.approx(own, rel=1e-12) and m.privacy_spent_.epsilon <= 1.0
+    q, steps = m._sampling(100.0)  # a count whose cell needs more noise than σ₁ leaves: that fit stops early
+    with pytest.raises(ValueError, match="leaves no budget"):
+        m._noise_multipliers(q, steps, dpsgd_module._releases_before(q, steps, m._center_noise), False, 100.0)

@@ -267,6 +267,7 @@ class PrivateHyperparameterSearch:
             raise ValueError("secure=True candidates are not supported by the search yet (their discrete-Gaussian "
                              "steps need the secure RDP bound); tune with secure=False")
         q = float(sample_rate)
+        estimator = _clone(estimator).set_params(sample_rate=q)  # a run at q, calibrated as such a run is
         steps = int(estimator.epochs) * max(1, int(round(1.0 / q)))
         before = _releases_before(q, steps, estimator._center_noise)  # as the fit makes them
         sigma, sigma_count = estimator._noise_multipliers(q, steps, before)

@@ -36,7 +36,7 @@ with itself over all steps, since one neighbouring pair fixes the direction of e
 from __future__ import annotations
 
 import math
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, Iterable, List, Sequence, Tuple
 
 import numpy as np
 
@@ -510,27 +510,24 @@ class PLDAccountant(EventLog):
         return f"PLDAccountant({self._relation.value}, h={self._h:g}, n_events={len(self._events)})"
 
 
-def _profile(d: _DiscretePLD):
-    """δ(k·h) for integer arrays k of a discretised PLD (its hockey-stick curve, exact for the discrete pair):
+def _profile(d: _DiscretePLD, k: np.ndarray) -> np.ndarray:
+    """δ(k·h) at integer points k of a discretised PLD (its hockey-stick curve, exact for the discrete pair):
     δ(ε) = p_∞ + Σ_{ε_j > ε} p_j (1 − e^{ε − ε_j}), from suffix sums of p_j and p_j e^{−ε_j}."""
     losses = (np.arange(d.pmf.shape[0]) + d.offset) * d.h
     above = np.concatenate([np.cumsum(d.pmf[::-1])[::-1], [0.0]])
     scaled = np.concatenate([np.cumsum((d.pmf * np.exp(-losses))[::-1])[::-1], [0.0]])
-
-    def at(k: np.ndarray) -> np.ndarray:
-        first = np.clip(k - d.offset + 1, 0, d.pmf.shape[0])  # the first j with ε_j > k·h
-        # beyond the top loss both sums are 0 (and e^{k·h} could overflow to inf·0)
-        growth = np.exp(np.where(first < d.pmf.shape[0], k * d.h, 0.0))
-        return np.minimum(1.0, d.p_inf + np.maximum(0.0, above[first] - growth * scaled[first]))
-
-    return at
+    first = np.clip(k - d.offset + 1, 0, d.pmf.shape[0])  # the first j with ε_j > k·h
+    # beyond the top loss both sums are 0 (and e^{k·h} could overflow to inf·0)
+    growth = np.exp(np.where(first < d.pmf.shape[0], k * d.h, 0.0))
+    return np.minimum(1.0, d.p_inf + np.maximum(0.0, above[first] - growth * scaled[first]))
 
 
-def epsilon_after_gaussian_choice(count_noise: float, mechanisms: Sequence[PLDAccountant], delta: float, *,
+def epsilon_after_gaussian_choice(count_noise: float, mechanisms: Iterable[PLDAccountant], delta: float, *,
                                   extra_delta: float = 0.0) -> float:
     """ε at ``delta`` of a Gaussian release y (L2 sensitivity 1, noise ``count_noise``; add/remove-one neighbours)
     followed by a mechanism chosen from y among ``mechanisms`` (each one PLDAccountant's composition; same grid h),
     charged ``extra_delta`` for the outputs y where the choice is not among them (a smallest ε on the grid k·h).
+    ``mechanisms`` may be a generator: each is read once and can be dropped after (memory of one at a time).
 
     Why it holds. For neighbours D, D' (either direction) let L = ln p(y)/p'(y) be the Gaussian's privacy loss,
     N(μ²/2, μ²) under D with μ = 1/``count_noise``. The hockey-stick divergence of the pair (y, M_y) factorises:
@@ -539,41 +536,56 @@ def epsilon_after_gaussian_choice(count_noise: float, mechanisms: Sequence[PLDAc
     M_y is among ``mechanisms``, δ_{M_y} <= max_m δ_m, each δ_m bounded by its pessimistic discretisation (exact for
     the discrete pair: :func:`_profile`); elsewhere the integrand is at most 1, which ``extra_delta`` covers. The
     profiles are non-increasing, so on bins of L (width <= h, ±9μ around the mean) the bound takes L at the bin's top
-    edge rounded up to the grid, and the mass beyond ±9μ counts in full. The result is the first grid ε whose bound
-    is <= ``delta`` · (1 − 1e-9) (the margin absorbs the suffix sums' rounding), per direction, the larger of them.
+    edge rounded up to the grid, and the mass beyond ±9μ counts in full. The maximum is taken on the grid points the
+    bound reads, from −(the largest shift) up to the mechanisms' largest loss (every profile is p_∞ beyond its own;
+    points past the end read the end). The result is the first grid ε whose bound is <= ``delta`` · (1 − 1e-9) (the
+    margin absorbs the suffix sums' rounding; a NaN counts as above), per direction, the larger of them.
 
     Raises
     ------
     ValueError
-        If the bound never falls to ``delta`` (the mechanisms' mass at +∞ exceeds it).
+        If no mechanism is given, they are not add/remove-one accountants on one grid, or the bound never falls to
+        ``delta`` (the mass at +∞ and ``extra_delta`` exceed it).
     """
     delta = check_delta(delta, "delta")
-    mechanisms = list(mechanisms)
-    if not mechanisms or any(m._relation is not NeighbouringRelation.ADD_OR_REMOVE_ONE for m in mechanisms):
-        raise ValueError("give one or more PLDAccountants with add_or_remove_one neighbours")
-    h = mechanisms[0]._h
-    if any(m._h != h for m in mechanisms):
-        raise ValueError("the mechanisms' accountants must share value_discretization_interval")
     mu = 1.0 / check_positive(count_noise, "count_noise")
-    bins = max(1, math.ceil(18.0 * mu / h))
-    z = np.linspace(-9.0, 9.0, bins + 1)
-    cdf = _norm_cdf(z)
-    weights = np.diff(cdf)
-    shifts = np.ceil((mu * mu / 2.0 + mu * z[1:]) / h).astype(np.int64)
-    outside = float(cdf[0] + (1.0 - cdf[-1])) + float(extra_delta)
-    names = mechanisms[0]._direction_names()
+    envelopes: Dict[str, Tuple[int, np.ndarray, float]] = {}  # direction -> (first grid point, max profile, max p_∞)
+    h = None
+    for m in mechanisms:
+        if not isinstance(m, PLDAccountant) or m._relation is not NeighbouringRelation.ADD_OR_REMOVE_ONE:
+            raise ValueError("give one or more PLDAccountants with add_or_remove_one neighbours")
+        if h is None:
+            h = m._h
+            bins = max(1, math.ceil(18.0 * mu / h))
+            z = np.linspace(-9.0, 9.0, bins + 1)
+            cdf = _norm_cdf(z)
+            weights = np.diff(cdf)
+            shifts = np.ceil((mu * mu / 2.0 + mu * z[1:]) / h).astype(np.int64)
+            outside = float(cdf[0] + (1.0 - cdf[-1])) + float(extra_delta)
+            bottom = -int(shifts.max())
+        elif m._h != h:
+            raise ValueError("the mechanisms' accountants must share value_discretization_interval")
+        for name, parts in m._directions().items():
+            d = m._direction(name, parts)
+            top = max(d.offset + d.pmf.shape[0], bottom)  # the profile is p_∞ from here up
+            start, env, p_inf = envelopes.get(name, (bottom, np.zeros(0), 0.0))
+            if top - start + 1 > env.shape[0]:  # extend to this mechanism's top: earlier ones are at their p_∞
+                env = np.concatenate([env, np.full(top - start + 1 - env.shape[0], env[-1] if env.size else 0.0)])
+            env = np.maximum(env, _profile(d, np.arange(start, start + env.shape[0])))
+            envelopes[name] = (start, env, max(p_inf, d.p_inf))
+    if h is None:
+        raise ValueError("give one or more PLDAccountants with add_or_remove_one neighbours")
+    limit = delta * (1.0 - 1e-9)
     worst = 0.0
-    for name in names:
-        profiles = [_profile(m._direction(name, m._directions()[name])) for m in mechanisms]
-
-        def bound(k: int, profiles=profiles) -> float:
-            points = k - shifts
-            return float(weights @ np.max([p(points) for p in profiles], axis=0)) + outside
-
-        limit = delta * (1.0 - 1e-9)
-        if outside + max(m._direction(name, m._directions()[name]).p_inf for m in mechanisms) >= limit:
+    for start, env, p_inf in envelopes.values():
+        if outside + p_inf >= limit:
             raise ValueError(f"the bound never falls to delta={delta}: the mass at +inf and the outputs not covered "
                              f"(extra_delta={extra_delta}) exceed it")
+
+        def bound(k: int, start=start, env=env) -> float:
+            index = np.minimum(k - shifts - start, env.shape[0] - 1)  # >= 0 for k >= 0; past the end: the end
+            return float(weights @ env[index]) + outside
+
         if bound(0) <= limit:
             continue
         lo, hi = 0, 1

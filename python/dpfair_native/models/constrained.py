@@ -321,6 +321,8 @@ class ConstrainedDPSGDClassifier(_DPSGDBase):
         if sigma_g > 0 and not np.isfinite(clip):
             raise ValueError("clip_norm must be finite when noise is added "
                              "(the noise std is noise_multiplier·clip_norm)")
+        sigma_eff = self._effective_sigma(sigma_g, sigma_h) if sigma_g > 0 else 0.0
+        spent = self._privacy_spent(q, sigma_eff, steps, record_count_noise, n_estimate)  # before training, as DPSGD
 
         n_events, active = CONSTRAINTS[self.constraint]
         events = np.zeros(n, dtype=np.int64) if n_events == 1 else y.astype(np.int64)
@@ -354,8 +356,6 @@ class ConstrainedDPSGDClassifier(_DPSGDBase):
             raise TrainingDivergedError()
         params = state.avg
 
-        sigma_eff = self._effective_sigma(sigma_g, sigma_h) if sigma_g > 0 else 0.0
-        spent = self._privacy_spent(q, sigma_eff, steps, record_count_noise, n_estimate)
         # the rates as the loop reads them (constrained_sgd.hpp): n = max(1, h0 + h1), m = min(n, max(0, h1)), r = m/n
         h = state.hist / (1.0 - (1.0 - ema) ** state.step_index)
         n_cell = np.maximum(1.0, h[:, :, 0] + h[:, :, 1])
