@@ -151,7 +151,7 @@ def test_a_fixed_noise_multiplier_with_q_from_the_count_reports_a_bound_for_ever
     k = dpsgd_module.count_window(delta)
     assert k == 6.0
     envelope = np.zeros_like(orders)
-    for n_estimate in np.linspace(n - k * sigma_n, n + k * sigma_n, 601):
+    for n_estimate in np.linspace(n - k * sigma_n - 1, n + k * sigma_n + 1, 601):  # n's neighbours' counts too
         q, steps = est._sampling(n_estimate)
         envelope = np.maximum(envelope, dpsgd_rdp(q, 1.0, steps, (sigma_n, est._center_noise(q, steps)), orders))
     truth = rdp_to_epsilon(orders, envelope, delta - math.erfc(k / math.sqrt(2)))[0]
@@ -163,6 +163,34 @@ def test_a_fixed_noise_multiplier_with_q_from_the_count_reports_a_bound_for_ever
     q, steps = est._sampling(n + k * sigma_n)
     at_released = dpsgd_privacy_spent(q, 1.0, steps, delta, (sigma_n, est._center_noise(q, steps)), method="rdp")
     assert at_released[0] < truth
+
+
+def test_the_rdp_windows_cover_the_neighbours_count(monkeypatch):
+    """A fit's filter bound holds for a neighbouring pair whose counts are n and n ± 1, so the counts it covers
+    reach one record beyond ñ ± 2kσ_n (adaptive_rdp) and the cells it calibrates over one beyond ñ ± kσ_n
+    (calibrate_adaptive_noise). Each ñ below puts that extra record across a piece or cell edge: without it, the
+    window stops one short (a 3.6e-12 gap in δ at k = 6, sessions 18-21)."""
+    delta, sigma_n = 1e-5, RECORD_COUNT_NOISE
+    k = dpsgd_module.count_window(delta)
+    est = DPSGDClassifier(noise_multiplier=1.0, delta=delta)
+    queried = []
+
+    def sampling(count):
+        queried.append(count)
+        return est._sampling(count)
+
+    n_estimate = 1.0025**3496 - 2 * k * sigma_n - 0.5  # ñ + 2kσ_n + 1/2 on the end of an aligned 8-step piece
+    dpsgd_module.adaptive_rdp(sampling, est._center_noise, 1.0, n_estimate, delta)
+    assert min(queried) <= n_estimate - 2 * k * sigma_n - 1 and max(queried) >= n_estimate + 2 * k * sigma_n + 1
+
+    cells = []
+    original = dpsgd_module._cell_order
+    monkeypatch.setattr(dpsgd_module, "_cell_order", lambda i, *args: cells.append(i) or original(i, *args))
+    edge = 1.05**200  # ñ + kσ_n + 1/2 on a cell's lower edge: that cell must be calibrated over
+    released = edge - k * sigma_n - 0.5
+    calibrated = DPSGDClassifier(target_epsilon=1.0, delta=delta, accountant_method="rdp")
+    dpsgd_module.calibrate_adaptive_noise(1.0, delta, calibrated._sampling, calibrated._center_noise, released)
+    assert max(cells) == dpsgd_module._cell_index(edge) > dpsgd_module._cell_index(released + k * sigma_n)
 
 
 def test_fits_with_q_from_the_count_report_the_bound():

@@ -89,11 +89,11 @@ def test_search_charges_at_least_one_run_and_picks_a_candidate():
     assert search.predict(X).shape == (3000,)
     # the charge: selection bound of max(run curve, validation Gaussian) + the count release, converted at δ; the
     # run curve of a target_epsilon candidate with q = b/ñ bounds that of every count the release could have given
-    # (q from the count's 1.05-cell edge), checked here by brute force over every integer count within 2kσ_n of ñ
+    # (q from the count's 1.05-cell edge), checked here by brute force over every integer count within 2kσ_n + 1 of ñ
     n_est, k = search.n_train_estimate_, count_window(1e-5)
     assert search.best_estimator_.sample_rate == min(1.0, 512 / 1.05 ** math.floor(math.log(n_est) / math.log(1.05)))
     edges = {1.05 ** math.floor(math.log(m) / math.log(1.05))
-             for m in range(max(1, math.floor(n_est - 2 * k * 100)), math.ceil(n_est + 2 * k * 100) + 1)}
+             for m in range(max(1, math.floor(n_est - 2 * k * 100 - 1)), math.ceil(n_est + 2 * k * 100 + 1) + 1)}
     rdp_run = np.maximum(np.max([PrivateHyperparameterSearch.candidate_rdp(
         ConstrainedDPSGDClassifier(target_epsilon=1.0, epochs=3, sample_rate=min(1.0, 512 / e), **c),
         min(1.0, 512 / e), ORDERS) for c in cands for e in edges], axis=0), rdp_gaussian(20.0, ORDERS))

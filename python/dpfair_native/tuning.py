@@ -276,6 +276,8 @@ class PrivateHyperparameterSearch:
 
     def _candidates(self, candidates, n_estimate: float, delta: float, orders, labels):
         """(estimators, their RDP curves, the tail mass their curves leave to δ) for the runs."""
+        from .models.dpsgd import _cell_edge
+
         models, curves, tail = [], [], 0.0
         for params in candidates:
             est = _clone(self.estimator).set_params(**params)
@@ -441,24 +443,18 @@ def _adaptive_candidate_rdp(est, batch_size: int, n_estimate: float, delta: floa
     return envelope, p_out
 
 
-def _cell_edge(n_estimate: float) -> float:
-    """r^i of the cell [r^i, r^(i+1)) that holds ñ (r = 1.05, the cells of
-    :func:`~dpfair_native.models.dpsgd.calibrate_adaptive_noise`)."""
-    from .models.dpsgd import _ORDER_CELL, _cell_index
-
-    return _ORDER_CELL ** _cell_index(n_estimate)
-
-
 def _calibrated_candidate_rdp(est, batch_size: int, n_estimate: float, delta: float, orders):
     """(RDP curve, tail) of a ``target_epsilon`` candidate whose q comes from the search's noisy count ñ through its
-    cell edge (:func:`_cell_edge`): the order-wise maximum of the calibrated curves of every cell that meets
-    W = [ñ − 2kσ_n, ñ + 2kσ_n] (k = :func:`~dpfair_native.models.dpsgd.count_window`), and the count's tail mass for δ.
+    cell edge (:func:`~dpfair_native.models.dpsgd._cell_edge`): the order-wise maximum of the calibrated curves of
+    every cell that meets W = [ñ − 2kσ_n − 1, ñ + 2kσ_n + 1] (k = :func:`~dpfair_native.models.dpsgd.count_window`),
+    and the count's tail mass for δ.
 
     Why it bounds the run: q, T and the σ calibrated at them are functions of the cell of ñ alone (the run's own
     releases, charged in its curve, do not feed them), so a run has the parameters of some cell. For a record count
-    n_tr with |ñ − n_tr| <= kσ_n, the counts the release gives except with probability p = P(|N(0, 1)| > k) lie in
-    n_tr ± kσ_n ⊆ W, and their cells are among ``_cell_index(lo) .. _cell_index(hi)`` (the index is non-decreasing),
-    so the run's curve at every order is at most this maximum; p goes to δ. Calibrating at ñ itself instead left the
+    n_tr with |ñ − n_tr| <= kσ_n, the counts the release gives on n_tr or a neighbour's n_tr ± 1 except with
+    probability p = P(|N(0, 1)| > k) lie in n_tr ± (kσ_n + 1) ⊆ W, and their cells are among
+    ``_cell_index(lo) .. _cell_index(hi)`` (the index is non-decreasing), so the run's curve at every order is at most
+    this maximum; p goes to δ. Calibrating at ñ itself instead left the
     bound over the counts near n_tr above the curve charged: 0.1–1.2 % in session 18's settings, up to 10 % with one
     epoch of batch 64 on 150–2,500 rows (review, session 20). Cost: one calibration per cell, about 1 s per candidate
     (20–70 cells) on a few thousand rows or fewer, 0.1 s on 20,000.
@@ -467,7 +463,7 @@ def _calibrated_candidate_rdp(est, batch_size: int, n_estimate: float, delta: fl
 
     k = count_window(delta)
     p_out = math.erfc(k / math.sqrt(2.0))
-    lo, hi = max(1.0, n_estimate - 2 * k * RECORD_COUNT_NOISE), n_estimate + 2 * k * RECORD_COUNT_NOISE
+    lo, hi = max(1.0, n_estimate - 2 * k * RECORD_COUNT_NOISE - 1), n_estimate + 2 * k * RECORD_COUNT_NOISE + 1
     rates = {min(1.0, batch_size / _ORDER_CELL**i) for i in range(_cell_index(lo), _cell_index(hi) + 1)}
     envelope = np.zeros(len(orders))
     for q in sorted(rates):

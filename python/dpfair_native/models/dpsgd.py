@@ -27,7 +27,7 @@ filter (Feldman & Zrnic 2021): the supremum of what the fit would charge for eve
 ñ's law (< 2e-9) added to δ. With ``target_epsilon`` under the default PLD accountant q = b/e, e the lower edge of
 ñ's cell [1.05^i, 1.05^(i+1)), so that the counts give finitely many mechanisms, each calibrated to the target less
 :data:`PLD_TARGET_MARGIN`; ``privacy_spent_`` is :func:`adaptive_pld_privacy_spent`, the count's Gaussian composed
-with the pointwise maximum of the cells' PLD profiles over every count within 2kσ_n of ñ (Dong, Roth & Su 2022's
+with the pointwise maximum of the cells' PLD profiles over every count within 2kσ_n + 1 of ñ (Dong, Roth & Su 2022's
 composition of mechanisms each f-DP for every earlier output), computed at the fit; tests/test_models_dpsgd.py
 checks it by brute force over every integer count. Calibrating at ñ itself (the rule before) let that bound exceed
 the target by up to 0.35 % (one epoch of batch 16 on 600 rows; 0.01-0.03 % with 20 epochs). Under RDP accounting
@@ -43,7 +43,7 @@ the count gave (proof in its docstring), and ``privacy_spent_`` is the target. F
 800–2,000 rows, and where the counts near ñ span the general bound's floor (20 epochs of batch 256 there) up to 2.5
 times or out of reach (ValueError). With a fixed ``noise_multiplier`` and q = b/ñ the ε
 itself moves with n (at n = 2,000 by a third between ñ = n and n + 6σ_n), so ``privacy_spent_`` is
-:func:`adaptive_privacy_spent`: the RDP filter over every count within 2kσ_n of the released ñ (k = 6 for δ >= 2e-6,
+:func:`adaptive_privacy_spent`: the RDP filter over every count within 2kσ_n + 1 of the released ñ (k = 6 for δ >= 2e-6,
 larger below), which covers every n the count could have come from (method "rdp" whatever ``accountant_method``
 says). With ``sample_rate`` (q public)
 only the normaliser reads ñ and the ε at ñ is exact.
@@ -411,8 +411,9 @@ def adaptive_rdp(sampling: Callable[[float], Tuple[float, int]],
     ``sampling``: ñ' -> (q, T), q non-increasing and T non-decreasing in ñ' (q = min(1, b/ñ'), T = epochs·round(1/q));
     ``center_noise``: (q, T) -> σ_μ or None, non-increasing in q and in T; ``noise_multiplier``: the steps' (effective)
     σ, fixed. The RDP filter bound (Feldman & Zrnic 2021), valid for every record count n with |ñ − n| <= k·σ_n (k =
-    :func:`count_window`): for such an n the fit's parameters are those of some ñ' in W = [ñ − 2kσ_n, ñ + 2kσ_n] unless
-    the count lands outside n ± kσ_n (probability p = P(|N(0, 1)| > k), added to δ), so the fit is (ε, δ)-DP with ε the
+    :func:`count_window`) and its neighbours' counts n ± 1: for each of them the fit's parameters are those of some ñ'
+    in W = [ñ − 2kσ_n − 1, ñ + 2kσ_n + 1] unless the count lands outside that record count ± kσ_n (probability
+    p = P(|N(0, 1)| > k) under either data set of the pair, added to δ), so the fit is (ε, δ)-DP with ε the
     conversion at δ − p of the supremum over ñ' in W of the RDP curves it would charge (count, centre, T steps). W is
     covered by pieces [a, b] between powers of r = 1.0025 (aligned dyadic blocks of 1 to 8 steps, so b/a <= 1.02, longer
     than one step only where b/a − 1 is at most a third of a/lo − 1; fits share the pieces and their curves are
@@ -430,7 +431,7 @@ def adaptive_rdp(sampling: Callable[[float], Tuple[float, int]],
 
     k = count_window(delta)
     p_out = math.erfc(k / math.sqrt(2.0))
-    lo, hi = max(1.0, n_estimate - 2 * k * RECORD_COUNT_NOISE), n_estimate + 2 * k * RECORD_COUNT_NOISE
+    lo, hi = max(1.0, n_estimate - 2 * k * RECORD_COUNT_NOISE - 1), n_estimate + 2 * k * RECORD_COUNT_NOISE + 1
     orders = np.asarray(SECURE_RDP_ORDERS if secure else DEFAULT_RDP_ORDERS, dtype=np.float64)
     envelope = np.zeros_like(orders)
     log_r = math.log(_WINDOW_LATTICE)
@@ -466,6 +467,11 @@ def _cell_index(count: float) -> int:
     return i
 
 
+def _cell_edge(count: float) -> float:
+    """The lower edge r^i of the cell [r^i, r^(i+1)) that holds ``count`` (:func:`_cell_index`)."""
+    return _ORDER_CELL ** _cell_index(count)
+
+
 def calibrate_adaptive_noise(target: float, delta: float, sampling: Callable[[float], Tuple[float, int]],
                              center_noise: Callable[[float, int], Optional[float]], n_estimate: float, *,
                              secure: bool = False) -> float:
@@ -477,14 +483,16 @@ def calibrate_adaptive_noise(target: float, delta: float, sampling: Callable[[fl
     [r^i, r^(i+1)) (r = :data:`_ORDER_CELL`) and give each cell one RDP order α_i, the order at which the plain
     RDP calibration at the count r^i (:func:`calibrate_dpsgd_noise`) meets the target (where that calibration is out
     of reach, the order of the first cell above whose calibration is not; any fixed choice would do). Then σ(ñ) is
-    the largest, over the cells i meeting [max(1, ñ − kσ_n), ñ + kσ_n] (k = :func:`count_window`), of the smallest
+    the largest, over the cells i meeting [max(1, ñ − kσ_n − 1), ñ + kσ_n + 1] (k = :func:`count_window`), of the
+    smallest
     σ whose RDP at α_i — count, centre and the T steps at ñ's own (q, T) — converts at δ − p to at most ``target``
     (p = P(|N(0, 1)| > k); conversion of :func:`~dpfair_native.accountants.rdp_to_epsilon` at that one order,
     without the KL route).
 
-    Why it holds (the filter of Feldman & Zrnic 2021 at one order): fix n and let α* be the order of the cell of
-    max(1, n). Unless the count leaves n ± kσ_n (probability p, added to δ), the fit runs with the parameters of
-    some ñ' = max(1, ñ) in n ± kσ_n; max(1, n) lies in [max(1, ñ' − kσ_n), ñ' + kσ_n], so its cell is among those
+    Why it holds (the filter of Feldman & Zrnic 2021 at one order): fix a neighbouring pair with counts n and n ± 1
+    and let α* be the order of the cell of max(1, n). Under either data set the count leaves its record count ± kσ_n
+    with probability p (added to δ); otherwise the fit runs with the parameters of some ñ' = max(1, ñ) within
+    kσ_n + 1 of n, so max(1, n) lies in [max(1, ñ' − kσ_n − 1), ñ' + kσ_n + 1] and its cell is among those
     ñ' maximised over, and σ(ñ') is at least the σ at which the computed RDP of ñ''s releases at α* is within R*,
     the largest RDP that converts to ``target`` at α*. The mechanism's true RDP falls as σ grows and the computed
     value bounds it (the general bound is itself monotone: it increases with the base mechanism's RDP ℓ/(2σ²)), so
@@ -509,8 +517,8 @@ def calibrate_adaptive_noise(target: float, delta: float, sampling: Callable[[fl
     """
     k = count_window(delta)
     p_out = math.erfc(k / math.sqrt(2.0))
-    first = _cell_index(max(1.0, n_estimate - k * RECORD_COUNT_NOISE))
-    last = _cell_index(max(1.0, n_estimate + k * RECORD_COUNT_NOISE))
+    first = _cell_index(max(1.0, n_estimate - k * RECORD_COUNT_NOISE - 1))
+    last = _cell_index(max(1.0, n_estimate + k * RECORD_COUNT_NOISE + 1))
     orders = {_cell_order(i, target, delta, sampling, center_noise, bool(secure)) for i in range(first, last + 1)}
 
     q, steps = sampling(n_estimate)
@@ -796,7 +804,7 @@ class _DPSGDBase(DPClassifierBase):
         else:
             if self.batch_size is None:
                 raise ValueError("give batch_size (expected batch size b, q = b/ñ) or sample_rate q")
-            count = _ORDER_CELL ** _cell_index(n_estimate) if self._private() and self._pld_cells() else n_estimate
+            count = _cell_edge(n_estimate) if self._pld_cells() else n_estimate
             q = min(1.0, int(self.batch_size) / count)
         return q, int(self.epochs) * max(1, int(round(1.0 / q)))
 
