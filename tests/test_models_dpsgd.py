@@ -75,12 +75,67 @@ def test_target_epsilon_under_pld_reports_a_bound_over_every_count_near_n(cls, t
     included. With q = b/ñ itself and σ calibrated to the target at each ñ, the same construction (61 counts)
     exceeded the target by up to 0.01 %."""
     from dpfair_native import models
+
+    est = getattr(models, cls)(target_epsilon=target, delta=1e-5, **kw)
+    truth = _pld_filter_by_brute_force(est, n, 3 * target)
+    assert truth <= target
+    for reported in _reports_across_the_window(est, n):
+        assert reported.method == "pld" and truth <= reported.epsilon <= target
+
+
+@pytest.mark.parametrize(("cls", "sigma", "n", "kw"), [
+    ("DPSGDClassifier", 1.0, 2_000, {}), ("DPSGDClassifier", 2.0, 600, {"batch_size": 16, "epochs": 1}),
+    ("ConstrainedDPSGDClassifier", 1.5, 5_000, {}), ("DPSGDFClassifier", 1.5, 1_000, {})])
+def test_a_fixed_noise_multiplier_under_pld_reports_a_bound_over_every_count_near_n(cls, sigma, n, kw):
+    """With ``noise_multiplier`` and ``batch_size`` under the default PLD accountant q also comes from ñ's cell and
+    the report is adaptive_pld_privacy_spent with the one σ: the brute force of the test above bounds it, and it is
+    tighter than the RDP filter the fit reports under accountant_method="rdp" (which it was, whatever the
+    accountant, before session 22)."""
+    from dpfair_native import models
+
+    est = getattr(models, cls)(noise_multiplier=sigma, delta=1e-5, **kw)
+    rdp = getattr(models, cls)(noise_multiplier=sigma, delta=1e-5, accountant_method="rdp", **kw)
+    truth = _pld_filter_by_brute_force(est, n, 40.0)
+    for n_estimate, reported in zip(_window_ends(n), _reports_across_the_window(est, n)):
+        q, steps = rdp._sampling(n_estimate)
+        before = dpsgd_module._releases_before(q, steps, rdp._center_noise)
+        sigma_eff = rdp._effective_sigma(*rdp._noise_multipliers(q, steps, before, False, n_estimate))
+        filter_rdp = rdp._privacy_spent(q, sigma_eff, steps, before, n_estimate)
+        assert reported.method == "pld" and filter_rdp.method == "rdp"
+        assert truth <= reported.epsilon < filter_rdp.epsilon, (n_estimate, reported, filter_rdp)
+
+
+def test_only_undominated_cells_are_composed():
+    """A release with a q at least as large, a σ and a centre noise at least as small (or a centre where the other
+    has none) and at least as many steps dominates; the pruned set keeps every release no other dominates (the
+    brute-force tests above check the report against the mechanisms of all counts)."""
+    a, b, c, d = (0.2, 1.0, 60, 5.0), (0.19, 1.0, 60, 5.2), (0.18, 1.0, 80, 5.4), (0.2, 1.0, 60, None)
+    assert dpsgd_module._undominated({a, b, c, d}) == {a, c}  # b below a (q, σ_μ), d below a (no centre)
+    assert dpsgd_module._undominated({b, (0.19, 0.9, 60, 5.2)}) == {(0.19, 0.9, 60, 5.2)}  # less noise
+    assert dpsgd_module._undominated({a}) == {a}
+
+
+def _window_ends(n):
+    return (max(1.0, n - 6 * RECORD_COUNT_NOISE), float(n), n + 6 * RECORD_COUNT_NOISE)
+
+
+def _reports_across_the_window(est, n):
+    """What a fit of ``est`` reports for released counts at both ends of n ± 6σ_n and at n."""
+    for n_estimate in _window_ends(n):
+        q, steps = est._sampling(n_estimate)
+        before = dpsgd_module._releases_before(q, steps, est._center_noise)
+        sigma = est._effective_sigma(*est._noise_multipliers(q, steps, before, False, n_estimate))
+        yield est._privacy_spent(q, sigma, steps, before, n_estimate)
+
+
+def _pld_filter_by_brute_force(est, n, eps_max, h=1e-4):
+    """The ε at est.delta of the count's Gaussian composed with the envelope of the PLD profiles of every integer
+    count in n ± 6σ_n (the mechanism a fit landing there runs), on a grid of width h up to ``eps_max``."""
     from dpfair_native.accountants import PLDAccountant
     from dpfair_native.models.dpsgd import _releases_before, dpsgd_release
 
-    delta, h, sigma_n = 1e-5, 1e-4, RECORD_COUNT_NOISE
-    est = getattr(models, cls)(target_epsilon=target, delta=delta, **kw)
-    grid = np.arange(-2_000, int(3 * target / h) + 2_000)
+    delta, sigma_n = float(est.delta), RECORD_COUNT_NOISE
+    grid = np.arange(-2_000, int(eps_max / h) + 2_000)
     mechanisms, counts = set(), range(max(1, n - 6 * int(sigma_n)), n + 6 * int(sigma_n) + 1)
     for count in counts:
         q, steps = est._sampling(float(count))
@@ -103,14 +158,9 @@ def test_target_epsilon_under_pld_reports_a_bound_over_every_count_near_n(cls, t
     for profile in envelope.values():
         total = sum(w * np.roll(profile, shift) for w, shift in zip(np.diff(cdf), shifts)) + extra
         met = np.nonzero(total[inner] <= delta)[0]
+        assert met.size, "eps_max too small for the grid"
         truth = max(truth, grid[inner][met[0]] * h)
-    assert truth <= target
-    for n_estimate in (max(1.0, n - 6 * sigma_n), float(n), n + 6 * sigma_n):
-        q, steps = est._sampling(n_estimate)
-        before = _releases_before(q, steps, est._center_noise)
-        sigma = est._effective_sigma(*est._noise_multipliers(q, steps, before, False, n_estimate))
-        reported = est._privacy_spent(q, sigma, steps, before, n_estimate)
-        assert reported.method == "pld" and truth <= reported.epsilon <= target
+    return truth
 
 
 def test_the_cells_decide_the_pld_report_and_the_margin_is_what_keeps_it_within_the_target():
@@ -194,14 +244,16 @@ def test_the_rdp_windows_cover_the_neighbours_count(monkeypatch):
 
 
 def test_fits_with_q_from_the_count_report_the_bound():
-    """Fixed σ with batch_size: DPSGD (with its centre), DPSGD-F (σ_eff) and ConstrainedDPSGD report
-    adaptive_privacy_spent at their released ñ, above the ε of their releases at that ñ; a target ε or a public
-    q keeps the ε at ñ (calibrated per ñ, or not moving with it)."""
+    """Fixed σ with batch_size: DPSGD (with its centre), DPSGD-F (σ_eff) and ConstrainedDPSGD report, under RDP,
+    adaptive_privacy_spent at their released ñ, above the ε of their releases at that ñ; under the default PLD,
+    adaptive_pld_privacy_spent over the cells near ñ (q from ñ's cell), above the PLD ε at ñ and below the RDP
+    filter; a public q keeps the ε at ñ (not moving with it)."""
     from dpfair_native.models import ConstrainedDPSGDClassifier
 
     X, y, s = _data(n=3000)
     for cls in (DPSGDClassifier, DPSGDFClassifier, ConstrainedDPSGDClassifier):
-        m = cls(noise_multiplier=1.5, batch_size=100, epochs=2, random_state=0).fit(X, y, sensitive_features=s)
+        m = cls(noise_multiplier=1.5, batch_size=100, epochs=2, random_state=0, accountant_method="rdp")
+        m.fit(X, y, sensitive_features=s)
         sigma = m.effective_noise_multiplier_
         bound = dpsgd_module.adaptive_privacy_spent(m._sampling, m._center_noise, sigma, m.n_samples_estimate_,
                                                     m.delta)
@@ -209,6 +261,23 @@ def test_fits_with_q_from_the_count_report_the_bound():
                                           (RECORD_COUNT_NOISE, m.center_noise_multiplier_), method="rdp")
         assert m.privacy_spent_ == bound and m.privacy_spent_.method == "rdp", cls
         assert m.privacy_spent_[0] > at_released[0], cls
+
+        pld = cls(noise_multiplier=1.5, batch_size=100, epochs=2, random_state=0).fit(X, y, sensitive_features=s)
+        assert pld.n_samples_estimate_ == m.n_samples_estimate_ and pld.effective_noise_multiplier_ == sigma
+        edge = 1.05 ** dpsgd_module._cell_index(pld.n_samples_estimate_)
+        assert pld.sample_rate_ == 100 / edge
+
+        def cell_releases(i, est=pld, sigma=sigma):  # every cell at the one σ
+            q = min(1.0, 100 / 1.05**i)
+            steps = 2 * max(1, round(1 / q))
+            return q, sigma, steps, est._center_noise(q, steps)
+
+        assert pld.privacy_spent_ == dpsgd_module.adaptive_pld_privacy_spent(cell_releases, pld.n_samples_estimate_,
+                                                                              pld.delta)
+        at_released = dpsgd_privacy_spent(pld.sample_rate_, sigma, pld.n_steps_, pld.delta,
+                                          (RECORD_COUNT_NOISE, pld.center_noise_multiplier_), method="pld")
+        assert pld.privacy_spent_.method == "pld", cls
+        assert at_released[0] < pld.privacy_spent_[0] < m.privacy_spent_[0], cls
         public_q = cls(noise_multiplier=1.5, sample_rate=100 / 3000, batch_size=None, epochs=2, random_state=0)
         public_q.fit(X, y, sensitive_features=s)
         assert public_q.privacy_spent_.method == "pld"  # the default accountant: nothing moves with ñ

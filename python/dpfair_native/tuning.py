@@ -435,7 +435,8 @@ def _adaptive_candidate_rdp(est, batch_size: int, n_estimate: float, delta: floa
     mass for δ."""
     from .models.dpsgd import _releases_before, adaptive_rdp
 
-    sampling = _clone(est).set_params(sample_rate=None, batch_size=batch_size)._sampling  # q = b/ñ', as a fit
+    # q = b/ñ' as a fit under RDP makes it (under PLD a fit takes q from ñ's cell; the tuner's run has q = b/ñ)
+    sampling = _clone(est).set_params(sample_rate=None, batch_size=batch_size, accountant_method="rdp")._sampling
     q, steps = sampling(n_estimate)
     before = _releases_before(q, steps, est._center_noise)
     sigma_eff = est._effective_sigma(*est._noise_multipliers(q, steps, before))

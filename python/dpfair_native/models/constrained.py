@@ -62,8 +62,8 @@ class ConstrainedDPSGDClassifier(_DPSGDBase):
     clip_norm : float, default 2.0
         C, the L2 bound of each per-example Lagrangian gradient (over [x, 1]).
     batch_size : int or None, default 512
-        Expected batch size b; q = min(1, b/ñ), or b over the lower edge of ñ's 1.05-cell with ``target_epsilon``
-        under PLD accounting (the DP-SGD module docstring). Ignored when ``sample_rate`` is given.
+        Expected batch size b; q = min(1, b/ñ), or b over the lower edge of ñ's 1.05-cell under PLD accounting
+        (the DP-SGD module docstring). Ignored when ``sample_rate`` is given.
     sample_rate : float or None, default None
         Poisson sampling rate q in (0, 1]; overrides ``batch_size``.
     epochs : int, default 20
@@ -188,11 +188,11 @@ class ConstrainedDPSGDClassifier(_DPSGDBase):
     ``delta`` of the record-count Gaussian (σ_n) and the centre Gaussian (σ_μ, ``center=True`` only) composed with
     T subsampled Gaussian steps at σ_eff — by PLD (default) or RDP, T·RDP_subsampled(q, σ_eff) + RDP_Gaussian(σ_n)
     (+ RDP_Gaussian(σ_μ)) — :func:`~dpfair_native.models.dpsgd.dpsgd_privacy_spent` with σ_eff, at the released
-    ñ's (q, T); q and T are chosen after ñ, which the filter bounds of the DP-SGD module docstring cover (with
-    ``target_epsilon`` under the PLD, q from ñ's cell and the report
-    :func:`~dpfair_native.models.dpsgd.adaptive_pld_privacy_spent`; under RDP with q = b/ñ σ_eff is calibrated at the
-    orders the counts near ñ share and the report is the target; with a fixed ``noise_multiplier`` and q = b/ñ the
-    report is :func:`~dpfair_native.models.dpsgd.adaptive_privacy_spent`, the RDP filter over every count near ñ). With
+    ñ's (q, T); q and T are chosen after ñ, which the filter bounds of the DP-SGD module docstring cover (under the
+    PLD, q from ñ's cell and the report :func:`~dpfair_native.models.dpsgd.adaptive_pld_privacy_spent`; under RDP with
+    q = b/ñ and ``target_epsilon`` σ_eff is calibrated at the orders the counts near ñ share and the report is the
+    target, with a fixed ``noise_multiplier`` the report is
+    :func:`~dpfair_native.models.dpsgd.adaptive_privacy_spent`, the RDP filter over every count near ñ). With
     ``target_epsilon`` σ_eff is calibrated for that composition
     (:func:`~dpfair_native.models.dpsgd.calibrate_dpsgd_noise`, or
     :func:`~dpfair_native.models.dpsgd.calibrate_adaptive_noise` as just said) and split as σ_h = r·σ_g with r =
