@@ -88,9 +88,9 @@ def test_target_epsilon_under_pld_reports_a_bound_over_every_count_near_n(cls, t
     ("ConstrainedDPSGDClassifier", 1.5, 5_000, {}), ("DPSGDFClassifier", 1.5, 1_000, {})])
 def test_a_fixed_noise_multiplier_under_pld_reports_a_bound_over_every_count_near_n(cls, sigma, n, kw):
     """With ``noise_multiplier`` and ``batch_size`` under the default PLD accountant q also comes from ñ's cell and
-    the report is adaptive_pld_privacy_spent with the one σ: the brute force of the test above bounds it, and it is
-    tighter than the RDP filter the fit reports under accountant_method="rdp" (which it was, whatever the
-    accountant, before session 22)."""
+    the report is adaptive_pld_privacy_spent with the one σ: it bounds the brute force of the test above (over the
+    counts of n and of its neighbours), and it is below the RDP filter the fit reports under
+    accountant_method="rdp" (which it reported, whatever the accountant, before session 22)."""
     from dpfair_native import models
 
     est = getattr(models, cls)(noise_multiplier=sigma, delta=1e-5, **kw)
@@ -130,13 +130,14 @@ def _reports_across_the_window(est, n):
 
 def _pld_filter_by_brute_force(est, n, eps_max, h=1e-4):
     """The ε at est.delta of the count's Gaussian composed with the envelope of the PLD profiles of every integer
-    count in n ± 6σ_n (the mechanism a fit landing there runs), on a grid of width h up to ``eps_max``."""
+    count in n ± (6σ_n + 1) (the mechanism a fit landing there runs; the + 1: the counts of n's neighbours too), on
+    a grid of width h up to ``eps_max``."""
     from dpfair_native.accountants import PLDAccountant
     from dpfair_native.models.dpsgd import _releases_before, dpsgd_release
 
     delta, sigma_n = float(est.delta), RECORD_COUNT_NOISE
     grid = np.arange(-2_000, int(eps_max / h) + 2_000)
-    mechanisms, counts = set(), range(max(1, n - 6 * int(sigma_n)), n + 6 * int(sigma_n) + 1)
+    mechanisms, counts = set(), range(max(1, n - 6 * int(sigma_n) - 1), n + 6 * int(sigma_n) + 2)  # neighbours too
     for count in counts:
         q, steps = est._sampling(float(count))
         before = _releases_before(q, steps, est._center_noise)
@@ -197,9 +198,10 @@ def test_a_fixed_noise_multiplier_with_q_from_the_count_reports_a_bound_for_ever
     at n = 800 with ñ = 1,400: 34.1 against 36.0.) The ε at the released ñ itself, which fits reported before, is
     below the truth when ñ > n (at n = 2,000 and ñ = n + 6σ_n: 11.4 against 16.9)."""
     delta, orders, sigma_n = 1e-5, np.asarray(DEFAULT_RDP_ORDERS), RECORD_COUNT_NOISE
-    est = DPSGDClassifier(noise_multiplier=1.0, delta=delta)
+    est = DPSGDClassifier(noise_multiplier=1.0, delta=delta, accountant_method="rdp")  # q = b/ñ (PLD: the cells')
     k = dpsgd_module.count_window(delta)
     assert k == 6.0
+    assert est._sampling(float(n))[0] == min(1.0, 256 / n)
     envelope = np.zeros_like(orders)
     for n_estimate in np.linspace(n - k * sigma_n - 1, n + k * sigma_n + 1, 601):  # n's neighbours' counts too
         q, steps = est._sampling(n_estimate)
@@ -231,16 +233,25 @@ def test_the_rdp_windows_cover_the_neighbours_count(monkeypatch):
 
     n_estimate = 1.0025**3496 - 2 * k * sigma_n - 0.5  # ñ + 2kσ_n + 1/2 on the end of an aligned 8-step piece
     dpsgd_module.adaptive_rdp(sampling, est._center_noise, 1.0, n_estimate, delta)
-    assert min(queried) <= n_estimate - 2 * k * sigma_n - 1 and max(queried) >= n_estimate + 2 * k * sigma_n + 1
+    assert max(queried) >= n_estimate + 2 * k * sigma_n + 1
+    # ñ − 2kσ_n just above a lattice point below 400 rows, where a lattice step is under one record
+    queried.clear()
+    n_estimate = 1.0025**2000 * (1 + 1e-9) + 2 * k * sigma_n
+    dpsgd_module.adaptive_rdp(sampling, est._center_noise, 1.0, n_estimate, delta)
+    assert min(queried) <= n_estimate - 2 * k * sigma_n - 1
 
     cells = []
     original = dpsgd_module._cell_order
     monkeypatch.setattr(dpsgd_module, "_cell_order", lambda i, *args: cells.append(i) or original(i, *args))
+    calibrated = DPSGDClassifier(target_epsilon=1.0, delta=delta, accountant_method="rdp")
     edge = 1.05**200  # ñ + kσ_n + 1/2 on a cell's lower edge: that cell must be calibrated over
     released = edge - k * sigma_n - 0.5
-    calibrated = DPSGDClassifier(target_epsilon=1.0, delta=delta, accountant_method="rdp")
     dpsgd_module.calibrate_adaptive_noise(1.0, delta, calibrated._sampling, calibrated._center_noise, released)
     assert max(cells) == dpsgd_module._cell_index(edge) > dpsgd_module._cell_index(released + k * sigma_n)
+    cells.clear()  # ñ − kσ_n − 1/2 just below that edge: the cell below must be calibrated over
+    released = edge + k * sigma_n + 0.25
+    dpsgd_module.calibrate_adaptive_noise(1.0, delta, calibrated._sampling, calibrated._center_noise, released)
+    assert min(cells) == dpsgd_module._cell_index(edge) - 1 < dpsgd_module._cell_index(released - k * sigma_n)
 
 
 def test_fits_with_q_from_the_count_report_the_bound():

@@ -266,14 +266,23 @@ def test_runs_keep_a_declared_domain(monkeypatch, sparse_output):
     assert seen and all(domain is None for domain in seen)
 
 
-def test_fixed_noise_candidates_with_q_from_the_count_charge_every_nearby_count():
+def test_fixed_noise_candidates_with_q_from_the_count_charge_every_nearby_count(monkeypatch):
     """A candidate with noise_multiplier and batch_size gets q = b/ñ from the search's noisy count of training
     rows, so its ε moves with that private count: the search charges the envelope over the counts near ñ
-    (models.dpsgd.adaptive_rdp), as a fit does; the same σ at a public sample rate is charged at that rate."""
+    (models.dpsgd.adaptive_rdp) with the q = b/ñ' each count gives the run (not the cell edges a fit under PLD takes
+    q from), as a fit does; the same σ at a public sample rate is charged at that rate."""
+    from dpfair_native.models import dpsgd
+
+    samplings, real_adaptive_rdp = [], dpsgd.adaptive_rdp
+    monkeypatch.setattr(dpsgd, "adaptive_rdp", lambda sampling, *a, **k: samplings.append(sampling)
+                        or real_adaptive_rdp(sampling, *a, **k))
     X, y, s = make_fair_classification(3000, 5, random_state=0)
     kw = dict(mean_runs=2, validation_fraction=0.2, random_state=0)
     from_count = PrivateHyperparameterSearch(DPSGDClassifier(noise_multiplier=1.0, batch_size=100, epochs=2),
                                              [dict(learning_rate=1.0)], **kw).fit(X, y)
+    n_est = from_count.n_train_estimate_
+    assert from_count.best_estimator_.sample_rate == 100 / n_est
+    assert samplings and all(sampling(m)[0] == 100 / m for sampling in samplings for m in (n_est, n_est - 700.3))
     public = PrivateHyperparameterSearch(DPSGDClassifier(noise_multiplier=1.0, sample_rate=100 / 2400,
                                                          batch_size=None, epochs=2),
                                          [dict(learning_rate=1.0)], **kw).fit(X, y)

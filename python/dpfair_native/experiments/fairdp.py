@@ -77,14 +77,23 @@ def _metrics(model, X, y, s):
 
 
 def _rdp_curve(model, orders):
-    """RDP curve of one fitted model's release (what its privacy_spent_ was computed from)."""
+    """(RDP curve, tail for δ) bounding one fitted model's releases. FairDP's q is public: its curve at it. A
+    DPSGDClassifier with ``target_epsilon`` and ``batch_size`` took q from its noisy count ñ, so its curve is the
+    envelope over the cells of every count near ñ that the private-tuning search charges such a run
+    (``tuning._calibrated_candidate_rdp``), with that count's tail; its curve at its own q alone would leave out the
+    counts it could have come from."""
     from ..models.dpsgd import RECORD_COUNT_NOISE, dpsgd_rdp
+    from ..tuning import _calibrated_candidate_rdp
 
     if hasattr(model, "sample_rates_"):  # FairDPClassifier
         counts = () if model.count_noise_multiplier_ is None else (model.count_noise_multiplier_,)
-        return dpsgd_rdp(float(model.sample_rates_.max()), model.noise_multiplier_, model.n_steps_, counts, orders)
+        return dpsgd_rdp(float(model.sample_rates_.max()), model.noise_multiplier_, model.n_steps_, counts,
+                         orders), 0.0
+    if model.sample_rate is None and model.target_epsilon is not None:
+        return _calibrated_candidate_rdp(model, int(model.batch_size), model.n_samples_estimate_,
+                                         float(model.delta), orders)
     return dpsgd_rdp(model.sample_rate_, model.effective_noise_multiplier_, model.n_steps_, (RECORD_COUNT_NOISE,),
-                     orders)
+                     orders), 0.0
 
 
 def _cell(values):
@@ -144,10 +153,11 @@ def run_table(runs: int = 5):
             main[("DPSGDClassifier", eps)].append(row)
             model = fairdp(eps, M, seed, Xtr, ytr, str_)
             final_fits[(eps, M)] = model
-            rdp = sum(_rdp_curve(m, orders) for m in [base_val, *candidates, model])
+            curves = [_rdp_curve(m, orders) for m in [base_val, *candidates, model]]
+            rdp, tail = sum(c for c, _ in curves), sum(t for _, t in curves)
             cert = model.certificate(Xte, ste)
             row = _metrics(model, Xte, yte, ste)
-            row.update(eps_spent=model.privacy_spent_[0], eps_procedure=rdp_to_epsilon(orders, rdp, DELTA)[0],
+            row.update(eps_spent=model.privacy_spent_[0], eps_procedure=rdp_to_epsilon(orders, rdp, DELTA - tail)[0],
                        tau=cert.tau, tau_emp=cert.tau_empirical_upper, M=M)
             main[("FairDPClassifier", eps)].append(row)
             if seed == 0 and eps == 1.0:

@@ -44,8 +44,8 @@ the count gave (proof in its docstring), and ``privacy_spent_`` is the target. F
 800–2,000 rows, and where the counts near ñ span the general bound's floor (20 epochs of batch 256 there) up to 2.5
 times or out of reach (ValueError). With a fixed ``noise_multiplier`` and q = b/ñ the ε itself moves with n (at
 n = 2,000 by a third between ñ = n and n + 6σ_n): under PLD the report is the cells' filter above (8-32 % below the RDP
-filter: σ = 1, batch 256, 20 epochs, 18.9 against 20.9 on 2,000 rows, 3.17 against 3.59 on 20,000; σ = 0.8, batch
-1,024, 5 epochs on 300,000 rows, 1.28 against 1.88), under RDP (``accountant_method="rdp"`` or ``secure=True``)
+filter, centre on: σ = 1, batch 256, 20 epochs, 20.3 against 22.1 on 2,000 rows, 3.33 against 3.62 on 20,000; σ = 0.8,
+batch 1,024, 5 epochs on 300,000 rows, 1.30 against 1.90), under RDP (``accountant_method="rdp"`` or ``secure=True``)
 :func:`adaptive_privacy_spent`: the RDP filter over every count within 2kσ_n + 1 of the released ñ (k = 6 for
 δ >= 2e-6, larger below). Either covers every n the count could have come from. With ``sample_rate`` (q public)
 only the normaliser reads ñ and the ε at ñ is exact.
@@ -206,8 +206,9 @@ DEFAULT_TARGET_EPSILON = 1.0
 """The privacy every DP-SGD estimator calibrates to when given neither ``target_epsilon`` nor ``noise_multiplier``.
 
 A fixed noise multiplier spends an ε that grows as the data shrink (σ = 1, batch 256, 20 epochs: ε ≈ 0.8 at
-200,000 rows, 3.1 at 20,000, 12 at 2,000, 24 at 500: the ε at n; with q = b/ñ a fit reports the larger bound of
-:func:`adaptive_privacy_spent`, since that ε depends on the private n), so a default σ would give small data sets
+200,000 rows, 3.1 at 20,000, 12 at 2,000, 24 at 500: the ε at n; with q from ñ a fit reports the larger filter
+bound, :func:`adaptive_pld_privacy_spent` or under RDP :func:`adaptive_privacy_spent`, since that ε depends on the
+private n), so a default σ would give small data sets
 weak privacy nobody asked for; the default is a budget instead, the same ε = 1 (at ``delta``) as the other
 estimators'.
 """
@@ -362,12 +363,14 @@ def adaptive_pld_privacy_spent(cell_releases, n_estimate: float, delta: float) -
     composition of mechanisms each bounded for every earlier output) with p added to δ. Every n the released ñ
     could plausibly have come from is covered, as in :func:`adaptive_privacy_spent`.
 
-    A cell whose release another one dominates (q' >= q, σ' <= σ, T' >= T, a centre with σ_μ' <= σ_μ or none on
-    either) is left out of the maximum: its profile is below the other's, since the subsampled Gaussian's profile
-    grows with q (in each direction the hockey-stick divergence of (1 − q)·Q + q·P against Q, or of Q against it,
-    is convex in q and 0 at q = 0), falls with σ, and composition preserves that order, as does adding steps or a
-    release. With a fixed noise multiplier the cells that share a T differ only in q and σ_μ, so one per T is
-    composed (on 2,000 rows with batch 256 and 20 epochs about 11 of 30).
+    A cell whose release another one dominates (q' >= q, σ' <= σ, T' >= T, and either the dominated one releases no
+    centre or both do with σ_μ' <= σ_μ) is left out of the maximum: its profile is below the other's, since the
+    subsampled Gaussian's profile grows with q (in each direction the hockey-stick divergence of (1 − q)·Q + q·P against
+    Q, or of Q against it, is a supremum of functions affine in q, so convex, and 0 at q = 0 for ε >= 0; at ε < 0,
+    H_γ(P‖Q) = 1 − γ + γ·H_{1/γ}(Q‖P) turns each direction into the other at −ε), falls with σ (post-processing), and
+    composition preserves that order, as does adding steps or a release. With a fixed noise multiplier the cells that
+    share a T differ only in q and σ_μ, so one per T is composed (on 2,000 rows with batch 256 and 20 epochs about 11 of
+    30).
     """
     k = count_window(delta)
     p_out = math.erfc(k / math.sqrt(2.0))
@@ -446,8 +449,9 @@ def adaptive_rdp(sampling: Callable[[float], Tuple[float, int]],
     it —, and so does the secure general bound, E[c_L] over L ~ Bin(α, q) with c_ℓ non-decreasing in ℓ; the
     composition's with T, a Gaussian's as σ_μ falls), so the supremum is bounded over the whole window, not
     only on a grid. With σ = 1, batch 256, 20 epochs this is about 2 % above the RDP ε at ñ itself for n = 36,177 and
-    about 65 % for n = 2,000 (the count's noise is 5 % of n there, and q = b/n moves with it). With ``target_epsilon``
-    (calibrated at each ñ) or ``sample_rate`` (q public) the ε at the released ñ is reported instead, and with
+    about 65 % for n = 2,000 (the count's noise is 5 % of n there, and q = b/n moves with it). With ``sample_rate``
+    (q public) the ε at the released ñ is reported instead, and under PLD (float steps) the cells' filter of
+    :func:`adaptive_pld_privacy_spent`, with a fixed σ or a target; with
     ``target_epsilon``, q = b/ñ and RDP accounting the target (:func:`calibrate_adaptive_noise`; module docstring).
     """
     from .._secure_accounting import SECURE_RDP_ORDERS
@@ -964,6 +968,8 @@ class DPSGDClassifier(_DPSGDBase):
         (:func:`calibrate_adaptive_noise`), and ``privacy_spent_`` is the target.
     accountant_method : {"pld", "rdp"}, default "pld"
         The accountant of ``privacy_spent_`` and of the ``target_epsilon`` calibration (PLD is the tighter one).
+        With ``batch_size`` (q from ñ) it also sets q and T: under PLD q is b over the lower edge of ñ's cell,
+        under RDP b/ñ (``sample_rate_``, ``n_steps_``; module docstring).
         "rdp" with ``target_epsilon`` and ``batch_size``: :func:`calibrate_adaptive_noise`, reporting the target.
     center : bool, default True
         Train on x − μ̃, μ̃ a private estimate of the feature mean (one Gaussian release of the clipped row sum
@@ -995,13 +1001,13 @@ class DPSGDClassifier(_DPSGDBase):
 
     Notes
     -----
-    Step t: sample each record with probability q (``sample_rate``, or q = min(1, ``batch_size``/ñ) with ñ the
-    noisy record count of the module docstring); clip every per-example gradient to L2 norm C = ``clip_norm``; add
-    N(0, σ²C²·I) to the sum; divide by the expected batch size q·ñ; add l2·w; step with ``learning_rate``.
-    Privacy: add/remove-one neighbours; the record-count release, the centre release (``center=True``) and T
-    Poisson-subsampled Gaussian steps, composed as one typed event and converted to ε at ``delta`` by the
-    ``accountant_method`` accountant.
-    ``sensitive_features`` are accepted (length-checked) and unused: no ``groups_`` is set from them.
+    Step t: sample each record with probability q (``sample_rate``, or q = min(1, ``batch_size``/ñ) with ñ the noisy
+    record count of the module docstring, ñ's cell edge in place of ñ under PLD accounting); clip every per-example
+    gradient to L2 norm C = ``clip_norm``; add N(0, σ²C²·I) to the sum; divide by the expected batch size q·ñ; add l2·w;
+    step with ``learning_rate``. Privacy: add/remove-one neighbours; the record-count release, the centre release
+    (``center=True``) and T Poisson-subsampled Gaussian steps, composed as one typed event and converted to ε at
+    ``delta`` by the ``accountant_method`` accountant. ``sensitive_features`` are accepted (length-checked) and unused:
+    no ``groups_`` is set from them.
     """
 
     _ignores_sensitive_features = True
