@@ -776,17 +776,7 @@ class _DPSGDBase(DPClassifierBase):
         :func:`adaptive_privacy_spent`, and with a target the target that :func:`calibrate_adaptive_noise` proves."""
         target, _ = self._requested_privacy()
         if record_count_noise and self._pld_cells():
-            def cell_releases(i: int):
-                q_i, steps_i = self._sampling(_ORDER_CELL**i)
-                before = _releases_before(q_i, steps_i, self._center_noise)
-                try:
-                    sigma_i = self._effective_sigma(*self._noise_multipliers(q_i, steps_i, before, False,
-                                                                             _ORDER_CELL**i))
-                except ValueError:  # a fit in that cell stops before training (adaptive_pld_privacy_spent)
-                    return None
-                return q_i, sigma_i, steps_i, self._center_noise(q_i, steps_i)
-
-            spent = adaptive_pld_privacy_spent(cell_releases, n_estimate, float(self.delta))
+            spent = adaptive_pld_privacy_spent(self._cell_releases, n_estimate, float(self.delta))
             if target is not None and spent.epsilon > target:
                 warnings.warn(f"{type(self).__name__}: privacy_spent_ is epsilon={spent.epsilon:.6g}, above "
                               f"target_epsilon={target}: the bound over the record counts near the released one "
@@ -802,6 +792,17 @@ class _DPSGDBase(DPClassifierBase):
             return PrivacySpent(float(target), float(self.delta), "rdp", "add_or_remove_one")
         return dpsgd_privacy_spent(q, sigma_eff, steps, float(self.delta), record_count_noise, secure=secure,
                                    method=self.accountant_method)
+
+    def _cell_releases(self, i: int) -> Optional[Tuple[float, float, int, Optional[float]]]:
+        """(q, σ_eff, T, σ_μ or None) of a fit whose count lands in cell i, or None if such a fit stops before
+        training (:func:`adaptive_pld_privacy_spent`)."""
+        q, steps = self._sampling(_ORDER_CELL**i)
+        before = _releases_before(q, steps, self._center_noise)
+        try:
+            sigma = self._effective_sigma(*self._noise_multipliers(q, steps, before, False, _ORDER_CELL**i))
+        except ValueError:
+            return None
+        return q, sigma, steps, self._center_noise(q, steps)
 
     def _center_noise(self, q: float, steps: int) -> Optional[float]:
         """σ_μ of the centre release a private fit with (q, T) makes, or None (center=False, non-private)."""
