@@ -29,26 +29,25 @@ Because q, T and σ are chosen from the released ñ, the steps' parameters are a
 less :data:`PLD_TARGET_MARGIN`, with a fixed ``noise_multiplier`` all at that σ —; ``privacy_spent_`` is
 :func:`adaptive_pld_privacy_spent`, the count's Gaussian composed with the pointwise maximum of the cells' PLD profiles
 over every count within 2kσ_n + 1 of ñ (Dong, Roth & Su 2022's composition of mechanisms each f-DP for every earlier
-output), computed at the fit; tests/test_models_dpsgd.py
-checks it by brute force over every integer count. Calibrating at ñ itself (the rule before) let that bound exceed
-the target by up to 0.35 % (one epoch of batch 16 on 600 rows; 0.01-0.03 % with 20 epochs). Under RDP accounting
-(``accountant_method="rdp"``, and ``secure=True`` whatever it says) the curves calibrated at neighbouring counts
-meet the target at different orders, and calibrating at ñ alone let the filter exceed the target: by about 0.1 %
-at ε <= 4 and 0.46 % at ε = 8 on a few hundred rows for Gaussian steps,
-and for secure steps on 800–2,000 rows by up to 9.5 % at ε = 4 with one epoch of batch 100 and up to 95 % with 20
-epochs of batch 256. So with q = b/ñ such fits calibrate σ by :func:`calibrate_adaptive_noise`: the counts near ñ
-share their conversion orders, the fit's RDP at the order of the true n's cell stays within the target whatever ñ
-the count gave (proof in its docstring), and ``privacy_spent_`` is the target. For Gaussian steps this costs at most
-0.7 % of σ (ε = 8, 400 rows; 0.2 % at ε = 4, under 0.1 % at ε <= 2 or from 2,000 rows up); for secure steps
-(bench/secure_calibration.py) σ is unchanged from 10,000 rows up and at most 2 % larger from 3,000, 0–28 % larger on
-800–2,000 rows, and where the counts near ñ span the general bound's floor (20 epochs of batch 256 there) up to 2.5
-times or out of reach (ValueError). With a fixed ``noise_multiplier`` and q = b/ñ the ε itself moves with n (at
-n = 2,000 by a third between ñ = n and n + 6σ_n): under PLD the report is the cells' filter above (8-32 % below the RDP
-filter, centre on: σ = 1, batch 256, 20 epochs, 20.3 against 22.1 on 2,000 rows, 3.33 against 3.62 on 20,000; σ = 0.8,
-batch 1,024, 5 epochs on 300,000 rows, 1.30 against 1.90), under RDP (``accountant_method="rdp"`` or ``secure=True``)
-:func:`adaptive_privacy_spent`: the RDP filter over every count within 2kσ_n + 1 of the released ñ (k = 6 for
-δ >= 2e-6, larger below). Either covers every n the count could have come from. With ``sample_rate`` (q public)
-only the normaliser reads ñ and the ε at ñ is exact.
+output), computed at the fit; tests/test_models_dpsgd.py checks it by brute force over every integer count. Calibrating
+at ñ itself (the rule before) let that bound exceed the target by up to 0.35 % (one epoch of batch 16 on 600 rows;
+0.01-0.03 % with 20 epochs). Under RDP accounting (``accountant_method="rdp"``, and ``secure=True`` whatever it says)
+the curves calibrated at neighbouring counts meet the target at different orders, and calibrating at ñ alone let the
+filter exceed the target: by about 0.1 % at ε <= 4 and 0.46 % at ε = 8 on a few hundred rows for Gaussian steps, and for
+secure steps on 800–2,000 rows by up to 9.5 % at ε = 4 with one epoch of batch 100 and up to 95 % with 20 epochs of
+batch 256. So with q = b/ñ such fits calibrate σ by :func:`calibrate_adaptive_noise`: the counts near ñ share their
+conversion orders, the fit's RDP at the order of the true n's cell stays within the target whatever ñ the count gave
+(proof in its docstring), and ``privacy_spent_`` is the target. For Gaussian steps this costs at most 0.7 % of σ (ε = 8,
+400 rows; 0.2 % at ε = 4, under 0.1 % at ε <= 2 or from 2,000 rows up); for secure steps (bench/secure_calibration.py) σ
+is unchanged from 10,000 rows up and at most 2 % larger from 3,000, 0–28 % larger on 800–2,000 rows, and where the
+counts near ñ span the general bound's floor (20 epochs of batch 256 there) up to 2.5 times or out of reach
+(ValueError). With a fixed ``noise_multiplier`` and q = b/ñ the ε itself moves with n (at n = 2,000 by a third between
+ñ = n and n + 6σ_n): under PLD the report is the cells' filter above (8-32 % below the RDP filter, centre on: σ = 1,
+batch 256, 20 epochs, 20.3 against 22.1 on 2,000 rows, 3.33 against 3.62 on 20,000; σ = 0.8, batch 1,024, 5 epochs on
+300,000 rows, 1.30 against 1.90), under RDP (``accountant_method="rdp"`` or ``secure=True``)
+:func:`adaptive_privacy_spent`: the RDP filter over every count within 2kσ_n + 1 of the released ñ (k = 6 for δ >= 2e-6,
+larger below). Either covers every n the count could have come from. With ``sample_rate`` (q public) only the normaliser
+reads ñ and the ε at ñ is exact.
 
 ``secure=True`` (all three, and FairDP): the noise is exact and drawn inside the native loop — per step the clipped
 sum is rounded to a grid of width γ = 2^-k (γ√(d+1) <= 1e-4·the step's sensitivity s) and γ·Z is added with Z a
@@ -205,12 +204,11 @@ Adult's training data (0.5 → 0.830, 2 → 0.838, 8 → 0.839 accuracy at ε = 
 DEFAULT_TARGET_EPSILON = 1.0
 """The privacy every DP-SGD estimator calibrates to when given neither ``target_epsilon`` nor ``noise_multiplier``.
 
-A fixed noise multiplier spends an ε that grows as the data shrink (σ = 1, batch 256, 20 epochs: ε ≈ 0.8 at
-200,000 rows, 3.1 at 20,000, 12 at 2,000, 24 at 500: the ε at n; with q from ñ a fit reports the larger filter
-bound, :func:`adaptive_pld_privacy_spent` or under RDP :func:`adaptive_privacy_spent`, since that ε depends on the
-private n), so a default σ would give small data sets
-weak privacy nobody asked for; the default is a budget instead, the same ε = 1 (at ``delta``) as the other
-estimators'.
+A fixed noise multiplier spends an ε that grows as the data shrink (σ = 1, batch 256, 20 epochs: ε ≈ 0.8 at 200,000
+rows, 3.1 at 20,000, 12 at 2,000, 24 at 500: the ε at n; with q from ñ a fit reports the larger filter bound,
+:func:`adaptive_pld_privacy_spent` or under RDP :func:`adaptive_privacy_spent`, since that ε depends on the private n),
+so a default σ would give small data sets weak privacy nobody asked for; the default is a budget instead, the same ε = 1
+(at ``delta``) as the other estimators'.
 """
 
 
@@ -507,15 +505,14 @@ def calibrate_adaptive_noise(target: float, delta: float, sampling: Callable[[fl
     that the fit is (``target``, δ)-DP for every record count n although σ, q and T all move with ñ. ``secure``: the
     steps are discrete Gaussians (the general bound at integer orders), else Gaussians (DEFAULT_RDP_ORDERS).
 
-    ``sampling``: ñ' -> (q, T); ``center_noise``: (q, T) -> σ_μ or None. The rule: cut the counts into cells
-    [r^i, r^(i+1)) (r = :data:`_ORDER_CELL`) and give each cell one RDP order α_i, the order at which the plain
-    RDP calibration at the count r^i (:func:`calibrate_dpsgd_noise`) meets the target (where that calibration is out
-    of reach, the order of the first cell above whose calibration is not; any fixed choice would do). Then σ(ñ) is
-    the largest, over the cells i meeting [max(1, ñ − kσ_n − 1), ñ + kσ_n + 1] (k = :func:`count_window`), of the
-    smallest
-    σ whose RDP at α_i — count, centre and the T steps at ñ's own (q, T) — converts at δ − p to at most ``target``
-    (p = P(|N(0, 1)| > k); conversion of :func:`~dpfair_native.accountants.rdp_to_epsilon` at that one order,
-    without the KL route).
+    ``sampling``: ñ' -> (q, T); ``center_noise``: (q, T) -> σ_μ or None. The rule: cut the counts into cells [r^i,
+    r^(i+1)) (r = :data:`_ORDER_CELL`) and give each cell one RDP order α_i, the order at which the plain RDP
+    calibration at the count r^i (:func:`calibrate_dpsgd_noise`) meets the target (where that calibration is out of
+    reach, the order of the first cell above whose calibration is not; any fixed choice would do). Then σ(ñ) is the
+    largest, over the cells i meeting [max(1, ñ − kσ_n − 1), ñ + kσ_n + 1] (k = :func:`count_window`), of the smallest σ
+    whose RDP at α_i — count, centre and the T steps at ñ's own (q, T) — converts at δ − p to at most ``target`` (p =
+    P(|N(0, 1)| > k); conversion of :func:`~dpfair_native.accountants.rdp_to_epsilon` at that one order, without the KL
+    route).
 
     Why it holds (the filter of Feldman & Zrnic 2021 at one order): fix a neighbouring pair with counts n and n ± 1
     and let α* be the order of the cell of max(1, n). Under either data set the count leaves its record count ± kσ_n
