@@ -460,11 +460,9 @@ def _calibrated_candidate_rdp(est, batch_size: int, n_estimate: float, delta: fl
     epoch of batch 64 on 150–2,500 rows (review, session 20). Cost: one calibration per cell, about 1 s per candidate
     (20–70 cells) on a few thousand rows or fewer, 0.1 s on 20,000.
     """
-    from .models.dpsgd import _ORDER_CELL, RECORD_COUNT_NOISE, _cell_index, count_window
+    from .models.dpsgd import _ORDER_CELL, RECORD_COUNT_NOISE, _cell_index, count_range, count_window
 
-    k = count_window(delta)
-    p_out = math.erfc(k / math.sqrt(2.0))
-    lo, hi = max(1.0, n_estimate - 2 * k * RECORD_COUNT_NOISE - 1), n_estimate + 2 * k * RECORD_COUNT_NOISE + 1
+    lo, hi, p_out = count_range(n_estimate, delta, 2)
     rates = {min(1.0, batch_size / _ORDER_CELL**i) for i in range(_cell_index(lo), _cell_index(hi) + 1)}
     envelope = np.zeros(len(orders))
     for q in sorted(rates):
@@ -473,8 +471,8 @@ def _calibrated_candidate_rdp(est, batch_size: int, n_estimate: float, delta: fl
         except ValueError as exc:
             raise ValueError(
                 f"{exc} [at q = {q:.6g}: a candidate with target_epsilon and batch_size is charged at every training "
-                f"count within {2 * k * RECORD_COUNT_NOISE:.0f} of the noisy count {n_estimate:.0f}, down to "
-                f"{lo:.0f}; give it a sample_rate to charge only its own q]"
+                f"count within {2 * count_window(delta) * RECORD_COUNT_NOISE:.0f} of the noisy count "
+                f"{n_estimate:.0f}, down to {lo:.0f}; give it a sample_rate to charge only its own q]"
             ) from exc
         envelope = np.maximum(envelope, curve)
     return envelope, p_out

@@ -370,9 +370,7 @@ def adaptive_pld_privacy_spent(cell_releases, n_estimate: float, delta: float) -
     share a T differ only in q and σ_μ, so one per T is composed (on 2,000 rows with batch 256 and 20 epochs about 11 of
     30).
     """
-    k = count_window(delta)
-    p_out = math.erfc(k / math.sqrt(2.0))
-    lo, hi = max(1.0, n_estimate - 2 * k * RECORD_COUNT_NOISE - 1), n_estimate + 2 * k * RECORD_COUNT_NOISE + 1
+    lo, hi, p_out = count_range(n_estimate, delta, 2)
     releases = _undominated({cell_releases(i) for i in range(_cell_index(lo), _cell_index(hi) + 1)} - {None})
     return PrivacySpent(_filter_epsilon(tuple(sorted(releases, key=str)), float(delta), p_out), delta, "pld",
                         "add_or_remove_one")
@@ -402,6 +400,16 @@ def count_window(delta: float) -> float:
     while math.erfc(k / math.sqrt(2.0)) > 1e-3 * float(delta):
         k += 0.5
     return k
+
+
+def count_range(n_estimate: float, delta: float, widths: int) -> Tuple[float, float, float]:
+    """(lo, hi, p) of the filters: the record counts lo = max(1, ñ − widths·kσ_n − 1) .. hi = max(1, ñ + widths·kσ_n +
+    1) (k = :func:`count_window`; two widths: every count the release could give for a record count within kσ_n of
+    ñ; one: the record counts themselves; the extra record: a neighbour's count) and p = P(|N(0, 1)| > k), the tail
+    added to δ."""
+    k = count_window(delta)
+    reach = widths * k * RECORD_COUNT_NOISE + 1
+    return max(1.0, n_estimate - reach), max(1.0, n_estimate + reach), math.erfc(k / math.sqrt(2.0))
 
 
 _WINDOW_LATTICE = 1.0025  # piece edges of adaptive_privacy_spent are powers of this (shared across fits: memoised)
@@ -455,9 +463,7 @@ def adaptive_rdp(sampling: Callable[[float], Tuple[float, int]],
     from .._secure_accounting import SECURE_RDP_ORDERS
     from ..accountants import DEFAULT_RDP_ORDERS, rdp_gaussian
 
-    k = count_window(delta)
-    p_out = math.erfc(k / math.sqrt(2.0))
-    lo, hi = max(1.0, n_estimate - 2 * k * RECORD_COUNT_NOISE - 1), n_estimate + 2 * k * RECORD_COUNT_NOISE + 1
+    lo, hi, p_out = count_range(n_estimate, delta, 2)
     orders = np.asarray(SECURE_RDP_ORDERS if secure else DEFAULT_RDP_ORDERS, dtype=np.float64)
     envelope = np.zeros_like(orders)
     log_r = math.log(_WINDOW_LATTICE)
@@ -540,10 +546,8 @@ def calibrate_adaptive_noise(target: float, delta: float, sampling: Callable[[fl
         If one of the orders cannot reach ``target`` for any σ (the general bound's σ-independent floor, or the
         releases before training).
     """
-    k = count_window(delta)
-    p_out = math.erfc(k / math.sqrt(2.0))
-    first = _cell_index(max(1.0, n_estimate - k * RECORD_COUNT_NOISE - 1))
-    last = _cell_index(max(1.0, n_estimate + k * RECORD_COUNT_NOISE + 1))
+    lo, hi, p_out = count_range(n_estimate, delta, 1)
+    first, last = _cell_index(lo), _cell_index(hi)
     orders = {_cell_order(i, target, delta, sampling, center_noise, bool(secure)) for i in range(first, last + 1)}
 
     q, steps = sampling(n_estimate)
