@@ -201,3 +201,34 @@ def test_unknown_value_errors_do_not_quote_the_value(schema):
     with pytest.raises(ValueError, match="job") as caught:
         DomainEncoder(schema).fit_transform(_frame().assign(job=["a", "b", "zq_rare", "a"]))
     assert "zq_rare" not in str(caught.value)
+
+
+@pytest.mark.parametrize("dtype", ["boolean", "string", "object"])
+def test_a_missing_value_in_a_binary_column_is_the_negative_value(dtype):
+    """pandas' NA in a nullable boolean or string column is a missing value like None: the default policy encodes
+    it as the negative value (it used to raise "boolean value of NA is ambiguous" from ``NA == positive``, so one
+    record's missing value aborted the fit) and ``unknown="error"`` refuses it with the library's message."""
+    values = [True, False, None, True] if dtype == "boolean" else ["yes", "no", None, "yes"]
+    positive, negative = (True, False) if dtype == "boolean" else ("yes", "no")
+    frame = pd.DataFrame({"member": pd.array(values, dtype=dtype)})
+    enc = DomainEncoder({"member": Binary(positive, negative)}).fit(frame)
+    np.testing.assert_array_equal(enc.transform(frame).ravel(), [1, 0, 0, 1])
+    assert enc.count_out_of_domain(frame) == {"member": 1}
+    with pytest.raises(ValueError, match="values other than"):
+        DomainEncoder({"member": Binary(positive, negative, unknown="error")}).fit_transform(frame)
+
+
+@pytest.mark.parametrize(("column", "spec"), [
+    (["yes", "no", "yes"], Binary()),  # the default 1/0 on a string column
+    (["1", "2", "3"], Categorical([1, 2, 3])),  # codes declared as numbers, held as strings
+    ([1, 2, 3], Categorical(["1", "2", "3"])),  # the reverse
+    (np.array(["a", "b", "a"]), Binary(1, 0)),  # a NumPy string column in a dict
+])
+def test_declared_values_of_the_wrong_type_raise_instead_of_encoding_zeros(column, spec):
+    """A column whose dtype no declared value can equal would become all zeros (every row "unknown") with no
+    message; the encoder raises, judging the dtypes only (no record's value is read)."""
+    frame = {"c": column} if isinstance(column, np.ndarray) else pd.DataFrame({"c": column})
+    with pytest.raises(TypeError, match="no value could match"):
+        DomainEncoder({"c": spec}).fit_transform(frame)
+    object_column = pd.DataFrame({"c": pd.Series(list(column), dtype=object)})  # an object dtype says nothing
+    assert DomainEncoder({"c": spec}).fit_transform(object_column).sum() == 0

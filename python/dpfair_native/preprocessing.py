@@ -166,7 +166,8 @@ def _spec(value):
 
 
 def _columns(X) -> Tuple[List[str], Any]:
-    """Column names and a column accessor for a pandas-like frame or a mapping of arrays."""
+    """Column names and a column accessor (name -> 1-D ndarray) for a pandas-like frame or a mapping of arrays; the
+    accessor's ``kind`` attribute maps a name to its values' declared type (:func:`_value_kind`)."""
     if hasattr(X, "columns") and hasattr(X, "__getitem__"):
         keys = list(X.columns)
     elif isinstance(X, dict):
@@ -178,10 +179,42 @@ def _columns(X) -> Tuple[List[str], Any]:
         keys = None
     if keys is not None:  # names as strings; a column is found by its string (an int name 0 as "0" or 0)
         by_name = {str(c): c for c in keys}
-        return list(by_name), lambda name: np.asarray(X[by_name.get(str(name), name)])
+
+        def column(name):
+            return np.asarray(X[by_name.get(str(name), name)])
+
+        column.kind = lambda name: _value_kind(X[by_name.get(str(name), name)])
+        return list(by_name), column
     raise TypeError(
         f"DomainEncoder needs named columns (a pandas DataFrame or a dict of arrays), got {type(X).__name__}"
     )
+
+
+def _value_kind(values) -> Optional[str]:
+    """"string" or "number" (bool included) from a column's dtype alone — the schema of the table, not its records —
+    or None where the dtype does not say (object, pandas' category)."""
+    dtype = getattr(values, "dtype", None)
+    if dtype is None:
+        dtype = np.asarray(values).dtype
+    if type(dtype).__name__ == "StringDtype" or getattr(dtype, "kind", "O") in "US":
+        return "string"
+    return "number" if getattr(dtype, "kind", "O") in "biuf" else None
+
+
+def _check_declared_types(name, spec, declared, kind: Optional[str]) -> None:
+    """A ``Binary``/``Categorical`` column whose dtype no declared value can equal (strings against numbers or the
+    reverse) would encode every row as unknown, silently: raise instead (a check of dtypes, not of any record)."""
+    if kind is None:
+        return
+    strings = [isinstance(v, str) for v in declared]
+    if (kind == "string" and not any(strings)) or (kind == "number" and all(strings)):
+        what = "strings" if kind == "string" else "numbers or booleans"
+        raise TypeError(
+            f"column {name!r} holds {what}, but its declared {type(spec).__name__} values {list(declared)[:6]!r} "
+            f"are {'not strings' if kind == 'string' else 'strings'}: no value could match, so every row would "
+            f"be encoded as unknown; declare the values as the column holds them"
+            + (" (e.g. Binary('yes', 'no'))" if isinstance(spec, Binary) else "")
+        )
 
 
 class DomainEncoder:
@@ -362,6 +395,7 @@ class DomainEncoder:
                 offset += 1
             elif isinstance(spec, Categorical):
                 cats = self.categories_[name]
+                _check_declared_types(name, spec, cats, column.kind(str(name)))
                 codes = _category_codes(values, cats)
                 unknown = codes < 0
                 if unknown.any() and spec.unknown == "error":  # the message names no value (it is a record's)
@@ -375,6 +409,7 @@ class DomainEncoder:
                 pieces.append((rows[keep], offset + codes[keep], np.ones(int(keep.sum()))))
                 offset += len(cats) + (spec.unknown == "other")
             else:
+                _check_declared_types(name, spec, (spec.positive, spec.negative), column.kind(str(name)))
                 pos = _equals(values, spec.positive)
                 if spec.unknown == "error":
                     other = ~(pos | _equals(values, spec.negative))
@@ -435,9 +470,18 @@ def _numeric(values, name) -> np.ndarray:
 
 
 def _equals(values, target) -> np.ndarray:
+    """values == target elementwise; a missing value (None, NaN, pd.NA, NaT) equals nothing."""
     if values.dtype != object:
-        return values == target
-    return np.asarray([v == target for v in values.tolist()], dtype=bool)
+        return np.asarray(values == target, dtype=bool)
+    return np.fromiter((not _is_missing(v) and _same(v, target) for v in values.tolist()), dtype=bool,
+                       count=len(values))
+
+
+def _same(value, target) -> bool:
+    try:
+        return bool(value == target)
+    except (TypeError, ValueError):  # e.g. an array-valued cell: no declared value
+        return False
 
 
 def _category_codes(values, categories) -> np.ndarray:
