@@ -575,3 +575,21 @@ def test_metrics_do_not_modify_inputs():
     metrics.roc_auc(y, X0[:, 0])
     np.testing.assert_array_equal(y, Y0)
     np.testing.assert_array_equal(s, S0)
+
+
+@pytest.mark.parametrize(("sensitive", "message"), [
+    ("sex", r"got shape \(\); pass the column's values \(e\.g\. X\.pop\('sex'\)\), not its name"),
+    (np.zeros((40, 2)), r"got shape \(40, 2\); to use several columns, combine them into one label per row"),
+])
+def test_a_column_name_or_several_columns_as_sensitive_features_say_what_to_pass(sensitive, message):
+    X = np.random.default_rng(0).uniform(size=(40, 3))
+    y = np.arange(40) % 2
+    with pytest.raises(ValueError, match=message):
+        MODELS["FairFunctionalMechanismLR"](epsilon=1.0).fit(X, y, sensitive_features=sensitive)
+
+
+def test_a_metric_called_positionally_names_itself_and_its_keywords():
+    y = np.array([0, 1, 1, 0])
+    with pytest.raises(TypeError, match=r"demographic_parity_difference\(\): too many positional arguments; pass "
+                                        r"sensitive_features, .* by keyword"):
+        metrics.demographic_parity_difference(y, y, y)

@@ -260,9 +260,11 @@ def test_predict_is_lazy_and_equal(client, data):
     Xd = _dask(X, y, s)[0]
     z = est.decision_function(Xd)
     pred = est.predict(Xd)
-    assert isinstance(z, da.Array) and isinstance(pred, da.Array)
+    proba = est.predict_proba(Xd)
+    assert all(isinstance(out, da.Array) for out in (z, pred, proba))
     np.testing.assert_allclose(z.compute(), est.decision_function(X), rtol=1e-12, atol=1e-12)
     np.testing.assert_array_equal(pred.compute(), est.predict(X))
+    np.testing.assert_allclose(proba.compute(), est.predict_proba(X), rtol=1e-12, atol=1e-12)
 
 
 def test_metrics_equal(client, data):

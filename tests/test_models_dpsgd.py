@@ -620,3 +620,12 @@ def test_a_fixed_count_noise_that_only_the_fits_own_cell_allows_still_fits():
     q, steps = m._sampling(100.0)  # a count whose cell needs more noise than σ₁ leaves: that fit stops early
     with pytest.raises(ValueError, match="leaves no budget"):
         m._noise_multipliers(q, steps, dpsgd_module._releases_before(q, steps, m._center_noise), False, 100.0)
+
+
+def test_an_unreachable_target_is_quoted_as_the_user_gave_it():
+    """Under PLD the calibration aims PLD_TARGET_MARGIN below the target; its refusal quotes the user's value
+    (it said "target_epsilon=0.00995" for 0.01)."""
+    X, y, _ = _data(400, 3)
+    with pytest.raises(ValueError, match=r"target_epsilon=0\.01 \(calibrated 0\.5% below it, to 0\.00995\) is "
+                                         "unreachable"):
+        DPSGDClassifier(target_epsilon=0.01).fit(X, y)

@@ -354,7 +354,13 @@ def column_vector(v, n: int, name: str, *, what: str = "value", warn_column: boo
                           category, stacklevel=4)
         v = v[:, 0]
     if v.ndim != 1 or v.shape[0] != n:
-        raise ValueError(f"{name} must be 1-D with one {what} per row of X ({n}), got shape {v.shape}")
+        hint = ""
+        if v.ndim == 0 and isinstance(v.item(), str):
+            hint = f"; pass the column's values (e.g. X.pop({v.item()!r})), not its name"
+        elif v.ndim == 2 and name == "sensitive_features":
+            hint = ("; to use several columns, combine them into one label per row (e.g. "
+                    "frame.astype(str).agg('|'.join, axis=1)) and declare the combinations")
+        raise ValueError(f"{name} must be 1-D with one {what} per row of X ({n}), got shape {v.shape}{hint}")
     return v
 
 

@@ -549,7 +549,13 @@ def _accepts_dask(fn):
     def wrapper(*args, **kwargs):
         from .distributed import is_dask_collection
 
-        bound = signature.bind(*args, **kwargs)
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError as error:  # name the function and its keyword-only arguments
+            keywords = [p.name for p in signature.parameters.values() if p.kind is p.KEYWORD_ONLY]
+            raise TypeError(f"{fn.__name__}(): {error}; pass {', '.join(keywords)} by keyword, e.g. "
+                            f"{fn.__name__}(y_true, y_pred, {keywords[0]}=...)" if keywords else
+                            f"{fn.__name__}(): {error}") from None
         if not any(is_dask_collection(v) for v in bound.arguments.values()):
             return fn(*args, **kwargs)
         if fn.__name__ == "roc_auc":

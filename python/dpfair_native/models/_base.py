@@ -341,6 +341,10 @@ class DPClassifierBase:
         """(n, 2) probabilities [P(classes_[0]), P(classes_[1])] from the logistic link σ(xᵀw + b)."""
         z = self.decision_function(X)
         p1 = 0.5 * (1.0 + np.tanh(0.5 * z))
+        if is_dask_collection(p1):  # lazy, as predict and decision_function are
+            import dask.array as da
+
+            return da.stack([1.0 - p1, p1], axis=1)
         return np.column_stack([1.0 - p1, p1])
 
     def predict(self, X) -> np.ndarray:

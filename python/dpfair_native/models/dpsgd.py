@@ -717,8 +717,13 @@ class _DPSGDBase(DPClassifierBase):
         or ``accountant_method="rdp"``) with q = b/ñ — by :func:`calibrate_adaptive_noise` at the orders the counts
         near ñ share (module docstring)."""
         if self._pld_cells():  # q from ñ's cell: the fit reports adaptive_pld_privacy_spent (PLD_TARGET_MARGIN)
-            return calibrate_dpsgd_noise(target * (1.0 - PLD_TARGET_MARGIN), float(self.delta), q, steps,
-                                         record_count_noise, method="pld")
+            aim = target * (1.0 - PLD_TARGET_MARGIN)
+            try:
+                return calibrate_dpsgd_noise(aim, float(self.delta), q, steps, record_count_noise, method="pld")
+            except ValueError as error:  # quote the user's target, not the aim
+                raise ValueError(str(error).replace(
+                    f"target_epsilon={aim:g}",
+                    f"target_epsilon={target:g} (calibrated {PLD_TARGET_MARGIN:.1%} below it, to {aim:g})")) from None
         sigma = calibrate_dpsgd_noise(target, float(self.delta), q, steps, record_count_noise, secure=secure,
                                       method=self.accountant_method)  # raises the plain out-of-reach errors first
         if not self._shared_orders(secure, record_count_noise):
