@@ -327,6 +327,33 @@ def test_copies_of_an_estimator_spend_from_the_same_budget():
         clone(est).fit(X, y)
 
 
+def test_a_budget_shared_with_worker_processes_refuses_instead_of_going_void():
+    """joblib's worker processes receive pickled copies: their spends never reached the parent's ledger, so with
+    n_jobs=2 five ε = 1 fits ran under an ε = 3 budget that still read (0, 0) afterwards (session-23 review).
+    An unpickled accountant keeps its log but refuses to spend, so the search stops with a clear error."""
+    import pickle
+
+    from sklearn.model_selection import cross_val_score
+
+    from dpfair_native.models import FunctionalMechanismLR
+
+    acc = BudgetAccountant(3.0, 1e-5)
+    acc.spend(0.5, label="earlier")
+    restored = pickle.loads(pickle.dumps(acc))
+    assert restored.log == acc.log and restored.remaining == acc.remaining
+    with pytest.raises(RuntimeError, match=r"unpickled .* \(n_jobs=1\)"):
+        restored.spend(0.1)
+    with pytest.raises(RuntimeError, match="unpickled"):
+        restored.check(0.1)
+    X, y = np.random.default_rng(0).uniform(size=(300, 3)), np.arange(300) % 2
+    est = FunctionalMechanismLR(epsilon=1.0, accountant=acc, random_state=0)
+    with pytest.raises(RuntimeError, match="unpickled"):
+        cross_val_score(est, X, y, cv=3, n_jobs=2, error_score="raise")
+    assert acc.spent == (0.5, 0.0)
+    cross_val_score(est, X, y, cv=2, n_jobs=1)
+    assert acc.spent == (2.5, 0.0)
+
+
 # ------------------------------------------------------------------------------------------------ inputs
 
 

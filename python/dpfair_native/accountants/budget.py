@@ -105,11 +105,18 @@ class BudgetAccountant:
 
     Call ``check`` (or ``spend``, which checks first) BEFORE releasing anything; an overspend raises
     ``BudgetExceededError`` and records nothing.
+
+    One budget is one ledger. Copies (``copy``, ``deepcopy``, scikit-learn's ``clone``) are the accountant itself.
+    An unpickled accountant — what a process pool such as joblib's workers (``cross_val_score(n_jobs=2)``,
+    ``GridSearchCV(n_jobs=2)``) receives — keeps the log but refuses to check or spend: its spends could not reach
+    the original ledger, so the budget would be void without a word. To go on from a saved ledger, start a new
+    accountant with what ``remaining`` says.
     """
 
     epsilon: float
     delta: float = 0.0
     _log: List[BudgetEntry] = field(default_factory=list, init=False, repr=False)
+    _restored: bool = field(default=False, init=False, repr=False, compare=False)
 
     def __post_init__(self):
         self.epsilon = check_epsilon(self.epsilon, "epsilon", allow_inf=True)
@@ -120,9 +127,12 @@ class BudgetAccountant:
 
     def __deepcopy__(self, memo) -> BudgetAccountant:
         """One budget is one ledger: a copy — e.g. scikit-learn's ``clone`` of an estimator holding it, as
-        ``cross_val_score`` and ``GridSearchCV`` make — is this same accountant, so every copy spends from it.
-        (A pickled accountant is restored as an independent ledger with the same log.)"""
+        ``cross_val_score`` and ``GridSearchCV`` make — is this same accountant, so every copy spends from it."""
         return self
+
+    def __setstate__(self, state) -> None:
+        self.__dict__.update(state)
+        self._restored = True  # a copy in another process, or a saved ledger: see the class docstring
 
     @property
     def log(self) -> List[BudgetEntry]:
@@ -139,6 +149,13 @@ class BudgetAccountant:
 
     def check(self, epsilon: float, delta: float = 0.0) -> None:
         """Raise BudgetExceededError if spending (epsilon, delta) now would exceed the budget."""
+        if self._restored:
+            raise RuntimeError(
+                "this BudgetAccountant was unpickled (e.g. sent to a worker process by n_jobs > 1 in "
+                "cross_val_score or GridSearchCV): what it spends would not reach the original ledger, so it "
+                "refuses to spend; run the fits in this process (n_jobs=1), or start a new BudgetAccountant "
+                "with the remaining budget"
+            )
         eps = check_epsilon(epsilon, "epsilon")
         d = check_delta(delta, "delta", allow_zero=True)
         spent_eps, spent_delta = self.spent
