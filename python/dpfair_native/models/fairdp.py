@@ -459,6 +459,7 @@ class FairDPClassifier(DPClassifierBase):
         if getattr(self, "_input_domain", None) is None:  # the raw-units check, from the released centre and sizes
             warn_if_out_of_scale(center, center_sigma, float(np.maximum(sizes, 0.0).sum()), center_bound(d),
                                  count_noise=0.0 if count_sigma is None else math.sqrt(K) * count_sigma)
+        _warn_if_a_group_is_small(weights, group_labels, m)
         return {
             "coef_": members[:, :d].mean(axis=0),
             "intercept_": float(intercepts.mean()),
@@ -548,3 +549,29 @@ class FairDPClassifier(DPClassifierBase):
             tau_empirical_upper=min(1.0, upper),
             mc_error=mc,
         )
+
+
+SMALL_GROUP_WEIGHT = 10.0
+"""FairDP warns when a group's weight a_k = b/(K·m_k) exceeds this: its noise enters the average model a_k times as
+strongly as DP-SGD's with the same σ and expected batch b (for two groups: a group under 5 % of the rows)."""
+
+
+def _warn_if_a_group_is_small(weights: np.ndarray, group_labels: np.ndarray, m: np.ndarray) -> None:
+    """UserWarning naming the groups whose weight a_k = b/(K·m_k) exceeds :data:`SMALL_GROUP_WEIGHT`.
+
+    Each group's model takes its own noisy step normalised by its own expected batch m_k, and the models are
+    averaged with weight 1/K, so group k's noise N(0, σ²C_k²) reaches the average as a_k·σC_k/b: with a 0.5 % group
+    of 20,000 rows (a_k = 100) FairDP measured 0.578 accuracy against DP-SGD's 0.857 (session-23 review). The
+    weights come from the released (or declared) group sizes, so the warning costs no privacy; call it after a
+    successful fit, when they are released."""
+    small = weights > SMALL_GROUP_WEIGHT
+    if small.any():
+        import warnings
+
+        names = ", ".join(f"{label!r} (expected batch {mk:.3g}, weight {a:.3g})"
+                          for label, mk, a in zip(group_labels[small].tolist(), m[small], weights[small]))
+        warnings.warn(
+            f"FairDPClassifier: group {names} is small: its model's noise enters the average more than "
+            f"{SMALL_GROUP_WEIGHT:g} times as strongly as DP-SGD's at the same noise multiplier, which can leave "
+            "the ensemble near chance; merge small groups, raise that group's sample_rate (per group; the "
+            "accounting charges the largest), or use DPSGDClassifier", UserWarning, stacklevel=4)
