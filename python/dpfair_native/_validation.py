@@ -241,7 +241,7 @@ def check_X(X, name: str = "X", *, n_features: Optional[int] = None, estimator: 
     :func:`check_sparse_X`). Messages follow scikit-learn's wording where it has one, so its estimator checks
     recognise them.
     """
-    if type(X).__module__.startswith("scipy.sparse"):
+    if is_scipy_sparse(X):
         return check_sparse_X(X, name, n_features=n_features, estimator=estimator)
     if hasattr(X, "to_numpy"):
         X = X.to_numpy()
@@ -332,6 +332,12 @@ def _distinct_values(v: np.ndarray, name: str) -> Tuple[np.ndarray, np.ndarray]:
 def mixed_types_error(name: str) -> ValueError:
     """The error for labels of types that do not compare (in memory and on Dask)."""
     return ValueError(f"{name} mixes values of types that do not compare (e.g. 1 and '1'); convert them to one type")
+
+
+def is_scipy_sparse(X) -> bool:
+    """True for a scipy.sparse matrix or array, subclasses included (e.g. :class:`~dpfair_native.preprocessing.
+    EncodedCSR`), checked without importing scipy."""
+    return any(c.__module__.startswith("scipy.sparse") for c in type(X).__mro__) and hasattr(X, "tocsr")
 
 
 def column_vector(v, n: int, name: str, *, what: str = "value", warn_column: bool = False) -> np.ndarray:

@@ -507,7 +507,9 @@ def _pair_sums_break_groups(groups, pair_sums) -> bool:
 
 # -- scipy.sparse rows --------------------------------------------------------------------------------------------
 def _is_sparse(X) -> bool:
-    return type(X).__module__.startswith("scipy.sparse") and hasattr(X, "tocsr")
+    from ._validation import is_scipy_sparse
+
+    return is_scipy_sparse(X)
 
 
 def _contains_all_sparse(self, X, pair_sums=None, n_threads=None) -> bool:

@@ -33,6 +33,8 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
+from ._validation import is_scipy_sparse
+
 __all__ = ["FeatureSelection", "select_features", "select_features_from_sums", "relevance_scores", "gumbel_top_k",
            "peeling_probability", "restrict_domain", "COUNT_SHARE"]
 
@@ -85,7 +87,7 @@ def relevance_scores(X, y, domain, q: float, *, policy: str = "clip") -> np.ndar
     if r.shape != (n,):
         raise ValueError(f"y must have one label per row of X ({n}), got shape {r.shape}")
     mid, width = 0.5 * (lo + hi), hi - lo
-    if type(X).__module__.startswith("scipy.sparse"):
+    if is_scipy_sparse(X):
         Xc = X.tocsc(copy=True)
         Xc.sum_duplicates()  # one stored value per (row, column), as a dense row has: clip the sum, not its parts
         cols = np.repeat(np.arange(d), np.diff(Xc.indptr))

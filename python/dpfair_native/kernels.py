@@ -971,7 +971,9 @@ _SPARSE_FORMATS = ("csr", "csc", "coo")
 
 def is_sparse(X) -> bool:
     """True for a scipy.sparse matrix or array (checked without importing scipy)."""
-    return type(X).__module__.startswith("scipy.sparse") and hasattr(X, "format") and hasattr(X, "tocsr")
+    from ._validation import is_scipy_sparse
+
+    return is_scipy_sparse(X) and hasattr(X, "format")
 
 
 def _is_csr(X) -> bool:

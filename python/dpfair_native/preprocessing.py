@@ -125,27 +125,31 @@ class EncodedArray(np.ndarray):
     def __getitem__(self, key):
         out = super().__getitem__(key)
         if isinstance(out, EncodedArray) and self.domain is not None:
-            out.domain = self._indexed_domain(key, out)
+            out.domain = indexed_domain(self.domain, self.shape, key, out.shape)
         return out
 
-    def _indexed_domain(self, key, out) -> Optional[FeatureDomain]:
-        if self.ndim != 2 or out.ndim != 2:
-            return None
-        if not isinstance(key, tuple) or len(key) == 1 or (len(key) == 2 and key[1] is Ellipsis):
-            return self.domain  # rows only
-        if len(key) != 2:
-            return None
-        try:
-            cols = np.arange(self.shape[1])[key[1]]
-        except (IndexError, TypeError, ValueError):
-            return None
-        if cols.ndim != 1 or cols.shape[0] != out.shape[1] or np.unique(cols).shape[0] != cols.shape[0]:
-            return None
-        if np.array_equal(cols, np.arange(self.shape[1])):
-            return self.domain
-        from .feature_selection import restrict_domain
 
-        return restrict_domain(self.domain, cols)
+def indexed_domain(domain: FeatureDomain, shape, key, out_shape) -> Optional[FeatureDomain]:
+    """The domain of ``X[key]`` (shape ``out_shape``) for an X of ``shape`` with ``domain``: the same for a selection
+    of rows, restricted to the columns kept for a selection of distinct columns, None for anything else (repeated
+    columns, a 1-D result, an index it cannot read). Shared by :class:`EncodedArray` and its sparse twin."""
+    if len(shape) != 2 or len(out_shape) != 2:
+        return None
+    if not isinstance(key, tuple) or len(key) == 1 or (len(key) == 2 and key[1] is Ellipsis):
+        return domain  # rows only
+    if len(key) != 2:
+        return None
+    try:
+        cols = np.arange(shape[1])[key[1]]
+    except (IndexError, TypeError, ValueError):
+        return None
+    if cols.ndim != 1 or cols.shape[0] != out_shape[1] or np.unique(cols).shape[0] != cols.shape[0]:
+        return None
+    if np.array_equal(cols, np.arange(shape[1])):
+        return domain
+    from .feature_selection import restrict_domain
+
+    return restrict_domain(domain, cols)
 
 
 def _bare(x):
@@ -227,7 +231,8 @@ class DomainEncoder:
         categories) or :class:`Binary`. The output columns follow the schema's order; columns of the input that
         the schema does not name are dropped. Every schema column must be present.
     sparse_output : bool, default False
-        Return a ``scipy.sparse.csr_matrix`` (needs scipy) instead of a dense array.
+        Return an :class:`~dpfair_native._encoded_csr.EncodedCSR` (a ``scipy.sparse.csr_matrix`` carrying
+        ``domain`` as :class:`EncodedArray` does; needs scipy) instead of a dense array.
 
     Attributes
     ----------
@@ -424,9 +429,9 @@ class DomainEncoder:
         vals = vals.astype(np.float64)
         shape = (n, offset)
         if self.sparse_output:
-            from scipy import sparse
+            from ._encoded_csr import EncodedCSR
 
-            out = sparse.csr_matrix((vals, (rows, cols)), shape=shape)
+            out = EncodedCSR((vals, (rows, cols)), shape=shape)
             out.domain = self.domain_
             return out
         dense = np.zeros(shape)
@@ -581,7 +586,9 @@ class SplineEncoder(DomainEncoder):
         if self.sparse_output:
             from scipy import sparse
 
-            out = sparse.hstack([base] + [sparse.csr_matrix(b) for b in blocks], format="csr")
+            from ._encoded_csr import EncodedCSR
+
+            out = EncodedCSR(sparse.hstack([base] + [sparse.csr_matrix(b) for b in blocks], format="csr"))
             out.domain = self.domain_
             return out
         out = np.hstack([np.asarray(base)] + blocks).view(EncodedArray)

@@ -22,6 +22,7 @@ from .._validation import (
     check_sensitive_features,
     check_X,
     column_vector,
+    is_scipy_sparse,
     validate_params,
 )
 from ..distributed import (
@@ -264,7 +265,7 @@ class DPClassifierBase:
             from ..distributed import fit_dask
 
             return fit_dask(self, X, y, sensitive_features=sensitive_features)
-        if not self._accepts_sparse and type(X).__module__.startswith("scipy.sparse"):
+        if not self._accepts_sparse and is_scipy_sparse(X):
             raise TypeError(f"sparse input is not supported by {type(self).__name__}: pass X as a dense array")
         input_domain = getattr(X, "domain", None)  # declared by a DomainEncoder upstream (public)
         feature_names = feature_names_of(X)
