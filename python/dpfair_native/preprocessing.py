@@ -379,8 +379,14 @@ class DomainEncoder:
         return column
 
     def transform(self, X):
-        """The encoded matrix (n, len(get_feature_names_out())): dense EncodedArray or CSR, carrying ``domain_``."""
+        """The encoded matrix (n, len(get_feature_names_out())): dense EncodedArray or CSR, carrying ``domain_``.
+
+        A Dask DataFrame is encoded lazily, partition by partition, into a Dask DataFrame of float64 columns named
+        by :meth:`get_feature_names_out` (the names of ``domain_``); pass ``domain=encoder.domain_`` to the estimator,
+        since Dask collections carry no domain."""
         self._check_fitted()
+        if _is_dask_frame(X):
+            return self._transform_dask(X)
         column = self._column_accessor(X)
         pieces = []  # (rows, columns, values) of the non-zeros
         n = None
@@ -443,6 +449,20 @@ class DomainEncoder:
     def fit_transform(self, X, y=None):
         return self.fit(X, y).transform(X)
 
+    def _transform_dask(self, X):
+        import pandas as pd
+
+        if self.sparse_output:
+            raise TypeError("sparse_output=True does not take a Dask DataFrame; encode it densely (the default)")
+        self._column_accessor(X)  # the schema's columns must be there (names only: nothing is computed)
+        names = [str(c) for c in self._names_out]
+        meta = pd.DataFrame({name: pd.Series(dtype=np.float64) for name in names})
+
+        def encode(part):
+            return pd.DataFrame(np.asarray(self.transform(part)), columns=names, index=part.index)
+
+        return X.map_partitions(encode, meta=meta)
+
     def count_out_of_domain(self, X) -> Dict[str, int]:
         """Per schema column, how many values of X would be clipped (numeric) or are unknown (categorical).
 
@@ -462,6 +482,12 @@ class DomainEncoder:
             else:
                 out[name] = int(np.sum(~(_equals(values, spec.positive) | _equals(values, spec.negative))))
         return out
+
+
+def _is_dask_frame(X) -> bool:
+    from .distributed import is_dask_collection  # imports no Dask
+
+    return is_dask_collection(X) and hasattr(X, "map_partitions") and hasattr(X, "columns")
 
 
 def _numeric(values, name) -> np.ndarray:
@@ -576,7 +602,11 @@ class SplineEncoder(DomainEncoder):
         return self
 
     def transform(self, X):
-        """The :class:`DomainEncoder` matrix with the hat features appended (dense or CSR, carrying ``domain_``)."""
+        """The :class:`DomainEncoder` matrix with the hat features appended (dense or CSR, carrying ``domain_``; a
+        Dask DataFrame lazily, as :meth:`DomainEncoder.transform` says)."""
+        if _is_dask_frame(X):
+            self._check_fitted()
+            return self._transform_dask(X)
         base = super().transform(X)
         column = self._column_accessor(X)
         blocks = [hat_basis(_numeric(column(str(name)), name), spec.checked_knots(name))
