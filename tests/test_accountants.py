@@ -401,3 +401,20 @@ def test_no_runtime_dependency_beyond_numpy():
             elif isinstance(node, ast.ImportFrom) and node.level == 0:
                 imported.add(node.module.split(".")[0])
     assert imported <= {"__future__", "math", "numbers", "dataclasses", "typing", "enum", "numpy"}
+
+
+def test_rounding_step_downs_fail_on_a_slip_instead_of_hanging():
+    """The ulp step-downs that keep a split's parts within their total (budget remainders, refinement shares,
+    the selection split) close gaps of an ulp or two; a composition slip (a gap of 0.2·ε) made them step for
+    ever — a mutant's fit was still running after 15 minutes (session-23 review). They now give up after
+    ROUNDING_STEPS ulps with an error."""
+    from dpfair_native.accountants.budget import ROUNDING_STEPS, _budget_remainder, step_down
+
+    assert _budget_remainder(9.989969879518073, 9.989969879518073 * 0.16) + 9.989969879518073 * 0.16 \
+        <= 9.989969879518073
+    x = 1.0
+    for _ in range(ROUNDING_STEPS):
+        x = math.nextafter(x, 0.0)
+    assert step_down(1.0, lambda v: v <= x) == x  # the last allowed step
+    with pytest.raises(RuntimeError, match="composition slip"):
+        step_down(1.0, lambda v: v <= 0.8)

@@ -203,7 +203,9 @@ class PrivateHyperparameterSearch:
     function of that run's noisy sums) scores −∞ instead of aborting the search: an abort would release a function
     of every run and of K, which the theorem does not cover; the search raises only when the best run failed, i.e.
     every run did (post-processing of the selected output). An empty validation part gives a histogram of noise
-    alone. The bound also assumes the search's running time (about K fits) is not observed.
+    alone. The bound also assumes that what only the search's own process sees is not observed: its running time
+    (about K fits) and in-process state that counts the runs, such as the memo caches' statistics (after a search,
+    ``models.dpsgd._privacy_spent.cache_info().hits`` is K − 1). The guarantee is for the returned object.
 
     **What still aborts** (outside the guarantee, like the estimators' data-dependent aborts): a split whose training
     part is empty (probability ``validation_fraction``^n: below 1e-5 for n >= 8 at the default 0.2).

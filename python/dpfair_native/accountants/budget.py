@@ -29,10 +29,24 @@ def _budget_remainder(total: float, used: float) -> float:
     returned as is (no noise is drawn for it)."""
     if not math.isfinite(total):
         return total
-    rest = total - used
-    while used + rest > total:
-        rest = math.nextafter(rest, 0.0)
-    return rest
+    return step_down(total - used, lambda rest: used + rest <= total)
+
+
+ROUNDING_STEPS = 64
+"""How many ulps :func:`step_down` may take: rounding leaves a gap of one or two; a wider one is a composition slip."""
+
+
+def step_down(value: float, fits) -> float:
+    """``value``, or the first float below it (towards 0, at most :data:`ROUNDING_STEPS` ulps down) for which
+    ``fits`` holds; RuntimeError beyond that, so that a slip in a composition fails instead of stepping for ever."""
+    for _ in range(ROUNDING_STEPS):
+        if fits(value):
+            return value
+        value = math.nextafter(value, 0.0)
+    if fits(value):
+        return value
+    raise RuntimeError(f"a budget split exceeds its total by more than rounding ({ROUNDING_STEPS} ulps): a "
+                       "composition slip, please report it")
 
 
 

@@ -17,6 +17,7 @@ import numpy as np
 
 from .._validation import BACKEND, NON_NEGATIVE, POSITIVE_INT, Interval, StrOptions
 from ..accountants import BudgetAccountant, PrivacySpent
+from ..accountants.budget import step_down
 from ..domain import AssumedDomainWarning, FeatureDomain
 from ._base import DPClassifierBase, user_stacklevel
 from ._functional_core import (
@@ -319,9 +320,7 @@ def _per_round(total: float, blocks: List[float], k: int) -> float:
     if math.isinf(total):
         return total
     share = max(0.0, (total - math.fsum(blocks)) / k)
-    while share > 0 and math.fsum(blocks + [share] * k) > total:
-        share = math.nextafter(share, 0.0)
-    return share
+    return step_down(share, lambda x: x <= 0 or math.fsum(blocks + [x] * k) <= total)
 
 
 class FunctionalBase(DPClassifierBase):
@@ -523,9 +522,9 @@ class FunctionalBase(DPClassifierBase):
             for blk in plan.blocks:
                 blk.epsilon *= 1.0 - SELECTION_SHARE
             # rounding must not lift selection + blocks above the declared ε (it did by one ulp, e.g. 0.9 → 0.9…01)
-            while math.fsum([selection.epsilon] + [blk.epsilon for blk in plan.blocks]) > total:
-                largest = max(plan.blocks, key=lambda blk: blk.epsilon)
-                largest.epsilon = math.nextafter(largest.epsilon, 0.0)
+            largest = max(plan.blocks, key=lambda blk: blk.epsilon)
+            others = [selection.epsilon] + [blk.epsilon for blk in plan.blocks if blk is not largest]
+            largest.epsilon = step_down(largest.epsilon, lambda eps: math.fsum(others + [eps]) <= total)
             plan = plan._replace(selection_epsilon=selection.epsilon)
         plan = self._with_refinement(ctx, plan)
         spent = self._check_budget(plan)
