@@ -163,9 +163,13 @@ def test_labels_other_than_zero_one_keep_their_coding_when_the_training_part_hol
     y[np.flatnonzero(val)[0]] = 2
     t = PrivateHyperparameterSearch(DPSGDClassifier(target_epsilon=1.0, batch_size=64, epochs=1),
                                     [{"learning_rate": 0.1}], random_state=0, mean_runs=2)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # no data-dependent warning (a one-class split would reveal the record)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         t.fit(X, y)
+    # one warning only: the labels {1, 2} were read from y (the search's own, before any run); none from the runs
+    # (a warning from a one-class split would reveal the record)
+    assert [str(w.message).split(":")[0] for w in caught] == ["PrivateHyperparameterSearch"]
+    assert "class labels [1, 2] were read from y" in str(caught[0].message)
     np.testing.assert_array_equal(t.classes_, [1, 2])
     np.testing.assert_array_equal(t.best_estimator_.classes_, [1, 2])
     np.testing.assert_array_equal(t.predict(X), t.classes_[(t.decision_function(X) > 0).astype(int)])

@@ -134,3 +134,26 @@ def test_encoded_array_corner_cases():
     quotient, remainder = np.divmod(X, 0.3, out=(None, out))
     assert remainder is out and out.domain is None and quotient.shape == X.shape
     assert isinstance(X.sum(), float)
+
+
+@pytest.mark.parametrize("labels", [np.array(["no", "yes"]), np.array([-1, 1]), np.array([1, 2])])
+def test_private_fits_warn_when_the_class_labels_are_read_from_y(labels):
+    """Labels other than 0/1 or bool are y's distinct values, released without protection as classes_ (the group
+    labels have warned so since session 9; the labels did not). 0/1 and bool labels have public classes, and a
+    non-private fit releases everything anyway: neither warns."""
+    from dpfair_native.models import DPSGDClassifier, LogisticRegression
+    from dpfair_native.preprocessing import PrivacyLeakWarning
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(300, 3))
+    positive = X[:, 0] > 0.5
+    domain = FeatureDomain(np.zeros(3), np.ones(3))
+    with pytest.warns(PrivacyLeakWarning, match=r"the class labels .* were read from y"):
+        FunctionalMechanismLR(epsilon=1.0, domain=domain, random_state=0).fit(X, labels[positive.astype(int)])
+    with pytest.warns(PrivacyLeakWarning, match="class labels"):
+        DPSGDClassifier(target_epsilon=1.0, random_state=0, epochs=1).fit(X, labels[positive.astype(int)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for y in (positive, positive.astype(int), positive.astype(float)):
+            FunctionalMechanismLR(epsilon=1.0, domain=domain, random_state=0).fit(X, y)
+        LogisticRegression().fit(X, labels[positive.astype(int)])

@@ -384,7 +384,13 @@ def fit_dask(est, X, y, *, sensitive_features=None):
     ``AssumedDomainWarning`` that says so.
     """
     from ._validation import check_random_state
-    from .models._base import check_domain_names, feature_names_of, replace_fitted, warn_if_groups_read_from_data
+    from .models._base import (
+        check_domain_names,
+        feature_names_of,
+        replace_fitted,
+        warn_if_classes_read_from_data,
+        warn_if_groups_read_from_data,
+    )
     from .models._functional_base import FunctionalBase
     from .models.logistic import LogisticRegression
 
@@ -409,6 +415,7 @@ def fit_dask(est, X, y, *, sensitive_features=None):
         if est._ignores_sensitive_features:  # only their length is checked (as in memory): their values are unused
             s = None
     classes, group_labels = _labels(y, s, getattr(est, "declared_groups", None), est._adds_noise())
+    warn_if_classes_read_from_data(type(est).__name__, est._adds_noise(), classes, stacklevel=4)
     if group_labels is not None:
         warn_if_groups_read_from_data(est, group_labels, stacklevel=4)  # the caller of est.fit
     rng = check_random_state(getattr(est, "random_state", None))

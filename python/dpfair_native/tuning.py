@@ -27,7 +27,7 @@ from ._validation import (
     validate_params,
 )
 from .domain import FeatureDomain
-from .models._base import TrainingDivergedError
+from .models._base import TrainingDivergedError, warn_if_classes_read_from_data
 from .preprocessing import EncodedArray, PrivacyLeakWarning
 
 __all__ = ["PrivateHyperparameterSearch", "tnb_mean", "tnb_gamma_for_mean", "tnb_selection_rdp", "sample_tnb"]
@@ -318,6 +318,7 @@ class PrivateHyperparameterSearch:
         X = check_X(X)
         n = X.shape[0]
         classes, y01 = check_binary_labels(y, n, zero_one_public=True)
+        warn_if_classes_read_from_data(type(self).__name__, True, classes, stacklevel=2)
         delta, p_val, sigma_v = float(self.delta), float(self.validation_fraction), float(self.validation_noise)
         eta = float(self.eta)
         gamma = tnb_gamma_for_mean(eta, self.mean_runs)

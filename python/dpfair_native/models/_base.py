@@ -117,6 +117,22 @@ def warn_if_groups_read_from_data(est, group_labels, stacklevel: int = 3) -> Non
     )
 
 
+def warn_if_classes_read_from_data(name: str, private: bool, classes, stacklevel: int = 3) -> None:
+    """PrivacyLeakWarning when a private fit takes its class labels from y: labels other than 0/1 (or bool) are the
+    distinct values of y, so which labels occur is released without protection (``classes_``); 0/1 labels have the
+    public classes [0, 1] whether or not both occur. A check of y's type and of the released classes only."""
+    classes = np.asarray(classes)
+    if not private or (classes.dtype.kind in "biuf" and set(classes.tolist()) <= {0, 1}):
+        return
+    warnings.warn(
+        f"{name}: the class labels {classes.tolist()} were read from y, so which labels occur is released without "
+        "privacy protection (classes_); pass y as 0/1 or bool (1 or True for the positive class) to make the "
+        "classes public",
+        PrivacyLeakWarning,
+        stacklevel=stacklevel,
+    )
+
+
 def check_domain_names(domain, feature_names, estimator: str) -> None:
     """A DataFrame's columns against the names of the declared domain: its bounds apply by position, so a frame
     with the same columns in another order would be clipped to the wrong bounds. Domains without declared names
@@ -272,6 +288,7 @@ class DPClassifierBase:
         check_domain_names(getattr(self, "domain", None), feature_names, type(self).__name__)
         X = check_X(X)
         classes, y01 = check_binary_labels(y, X.shape[0], zero_one_public=self._adds_noise())
+        warn_if_classes_read_from_data(type(self).__name__, self._adds_noise(), classes)
         groups = group_labels = None
         if sensitive_features is not None and self._ignores_sensitive_features:
             # only their length is checked: their values are not used, so no value of theirs may abort the fit
