@@ -27,6 +27,7 @@ def test_main_job_prints_models_privacy_and_timings(argv, capsys):
     assert float(fair.group(2)) > 0.78 and float(fair.group(4)) < (0.05 if argv else 0.1)
     assert float(rows["LogisticRegression (non-private)"].group(4)) > 0.15
     assert "DPSGDClassifier eps=1, delta=1e-5 (not fair)" in rows
+    assert "Each privacy figure covers its own model" in out  # the four private models compose if all released
     for kernel in ("poly2_coefficients", "minimize_quadratic", "clip_group_gradients"):
         assert re.search(rf"^  {kernel}.* native +[\d.]+ ms +numpy +[\d.]+ ms", out, re.M), kernel
 
