@@ -86,6 +86,7 @@ the exact distance has no algorithm).
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from itertools import combinations
 from typing import Dict, FrozenSet, List, Optional, Tuple
 
@@ -94,6 +95,7 @@ import numpy as np
 from .. import _reference, accountants, kernels
 from .._validation import check_epsilon, check_random_state
 from ..accountants import PrivacySpent
+from ..accountants.budget import step_down
 from ..mechanisms import exponential_mechanism
 from ._stats import chi2_critical, chi2_sf
 from .distance_score import distance_score
@@ -194,10 +196,11 @@ def order_budgets(epsilon: float, max_order: int, schedule="auto") -> np.ndarray
     budget ε_k is near-uniform on every edge whose score is below about 2 m ln 2 / ε_k (see the module
     docstring); at ε = 1 an order-1 round at 0.2 lowered F1 from 0.81 to 0.73 (bench/RESULTS.md), so below 0.4 the
     budget does more good at order 0. Other schedules: weights normalised to sum 1
-    ("halving": 1 : ½ : ¼ ..., "uniform", or one weight per order)."""
+    ("halving": 1 : ½ : ¼ ..., "uniform", or one weight per order). The shares' exact sum is <= ε (the largest
+    is stepped down by ulps if rounding put the sum above), so ``privacy_spent_`` never exceeds ε."""
     n_orders = max_order + 1
     if not (isinstance(schedule, str) and schedule == "auto"):
-        return epsilon * _check_schedule(schedule, n_orders)
+        return _fit_shares(epsilon * _check_schedule(schedule, n_orders), epsilon)
     w = np.zeros(n_orders)
     w[0] = 1.0
     if n_orders > 1:
@@ -206,7 +209,43 @@ def order_budgets(epsilon: float, max_order: int, schedule="auto") -> np.ndarray
         drop = np.concatenate([[False], epsilon * w[1:] < MIN_ORDER_EPSILON * (1 - 1e-9)])
         w[0] += w[drop].sum()
         w[drop] = 0.0
-    return epsilon * w
+    return _fit_shares(epsilon * w, epsilon)
+
+
+def _exact_sum(values) -> Fraction:
+    """The exact (rational) sum of floats."""
+    return sum((Fraction(float(v)) for v in values), Fraction(0))
+
+
+def _fit_shares(shares: np.ndarray, total: float) -> np.ndarray:
+    """``shares`` (non-negative, about ``total`` in all) with the largest stepped down by ulps until their exact
+    sum is <= ``total``. ε·w_k rounds each share to nearest, so the shares could add up to one ulp more than ε
+    (e.g. ε = 12.418930397567815 with the "auto" schedule at max_order = 2); their exact sum <= ε makes the fsum
+    of any of them (the orders actually run) <= ε. Each share moves by a few ulps at most (the rounding errors of
+    the products and of the normalisation). A non-finite total is left as is."""
+    out = np.array(shares, dtype=np.float64)
+    if not math.isfinite(total) or not out.size:
+        return out
+    top = int(np.argmax(out))
+    others = _exact_sum(np.delete(out, top))
+    out[top] = step_down(out[top], lambda v: v <= 0 or others + Fraction(v) <= Fraction(total))
+    return out
+
+
+def _even_share(total: float, k: int) -> float:
+    """The largest float r with k·r <= ``total`` exactly: ``total / k`` stepped down by ulps (k equal rounds then
+    never charge more than their share, ``math.fsum([r] * k) <= total``); a non-finite total is divided as is."""
+    if not math.isfinite(total):
+        return total / k
+    return step_down(total / k, lambda r: r <= 0 or Fraction(r) * k <= Fraction(total))
+
+
+def _rest(total: float, used: float) -> float:
+    """The largest float r with used + r <= ``total`` exactly: the rest of a round's ``total`` after a share
+    ``used`` <= ``total`` (total − used, stepped down by ulps if it was rounded up)."""
+    if not math.isfinite(total):
+        return total - used
+    return step_down(max(total - used, 0.0), lambda r: r <= 0 or Fraction(used) + Fraction(r) <= Fraction(total))
 
 
 def _check_shifts(shift, n_orders: int) -> np.ndarray:
@@ -342,7 +381,8 @@ class PrivPC:
         h of each order.
     privacy_spent_ : PrivacySpent
         (ε, 0) actually spent (sum over the rounds run, ``accountants.compose_sequential``), method "basic";
-        (inf, 0), "none", when ``paper_faithful``.
+        (inf, 0), "none", when ``paper_faithful``. Never above ``epsilon``, also in floating point: the order
+        shares, the per-node rounds and the shares inside a round are rounded down to fit exactly.
     epsilon_claimed_ : float
         The budget ε (the thesis' figure); equals ``privacy_spent_[0]`` only when every scheduled round ran.
     rounds_run_, rounds_skipped_ : int
@@ -403,9 +443,9 @@ class PrivPC:
             if self.mechanism == "subset" and not faithful:
                 self._order_round(A, ord_, budgets[ord_], shifts[ord_], split[0], tests, sepsets, spent, rng)
             else:
+                eps_round = _even_share(budgets[ord_], p)  # p rounds never charge more than the order's share
                 for i in range(p):
-                    self._node_round(A, i, ord_, budgets[ord_] / p, shifts[ord_], split, tests, sepsets, spent,
-                                     rng)
+                    self._node_round(A, i, ord_, eps_round, shifts[ord_], split, tests, sepsets, spent, rng)
         last = int(np.flatnonzero(budgets > 0).max())
         self.unfinished_orders_ = [o for o in range(last + 1, p - 1) if np.any(A.sum(axis=1) >= o + 1)][:1]
         cpdag = released_sepsets = None
@@ -436,7 +476,7 @@ class PrivPC:
         eps_sel = eps_ord * (f1 if self.orient else 1.0)
         D = np.flatnonzero(subset_exponential_mechanism(q, eps_sel, rng))
         if self.orient and D.size:
-            eps_sep = (eps_ord - eps_sel) / D.size
+            eps_sep = _even_share(_rest(eps_ord, eps_sel), D.size)  # ε_sel + |D| ε_sep <= ε_ord exactly
             for e in D:
                 t = exponential_mechanism(s_all[starts[e]: starts[e + 1]], 1.0, eps_sep, random_state=rng)
                 sepsets[frozenset(edges[e])] = cand[e][t]
@@ -470,13 +510,14 @@ class PrivPC:
             chosen = [adj[a] for a in np.flatnonzero(subset_exponential_mechanism(q1, eps_sel, rng))]
             beta = len(chosen)
             if self.orient and chosen:
-                eps_sep = (eps_round - eps_sel) / len(chosen)
+                eps_sep = _even_share(_rest(eps_round, eps_sel), len(chosen))
                 for j in chosen:
                     idx = [t for t, (jj, _) in enumerate(pairs) if jj == j]
                     t = idx[exponential_mechanism(s_pair[idx], 1.0, eps_sep, random_state=rng)]
                     sepsets[frozenset((i, j))] = tuple(sorted(pairs[t][1]))
         else:
-            eps1, eps2 = split[0] * eps_round, split[1] * eps_round
+            eps1 = split[0] * eps_round
+            eps2 = _rest(eps_round, eps1)  # ε1 + ε2 <= the round's share exactly
             beta = exponential_mechanism(beta_quality(q1, faithful), 1.0, eps2, random_state=rng)
             chosen = self._draw_nodes(i, adj, pairs, s_pair, q1, best_S, beta, eps1, sepsets, rng)
         for j in chosen:
@@ -490,10 +531,11 @@ class PrivPC:
         chosen: List[int] = []
         if beta == 0:
             return chosen
+        eps_draw = _even_share(eps1, beta)  # β̂ draws charge <= ε1 exactly
         if self.orient and not self.paper_faithful:
             cand = list(range(len(pairs)))
             for _ in range(beta):
-                t = cand[exponential_mechanism(s_pair[cand], 1.0, eps1 / beta, random_state=rng)]
+                t = cand[exponential_mechanism(s_pair[cand], 1.0, eps_draw, random_state=rng)]
                 j, S = pairs[t]
                 chosen.append(j)
                 sepsets[frozenset((i, j))] = tuple(sorted(S))
@@ -501,7 +543,7 @@ class PrivPC:
             return chosen
         cand = list(range(len(adj)))
         for _ in range(beta):
-            a = cand[exponential_mechanism(q1[cand], 1.0, eps1 / beta, random_state=rng)]
+            a = cand[exponential_mechanism(q1[cand], 1.0, eps_draw, random_state=rng)]
             chosen.append(adj[a])
             cand.remove(a)
             if self.paper_faithful:

@@ -2,8 +2,8 @@
 
 Neighbouring relation: replace one record; n is public. Declared domain: after public centring and scaling,
 x = (row − center) / scale, every row is clipped to ‖x‖₂ <= B (``clip_norm``; rows above are shrunk onto the
-sphere). The release is the lower triangle (with diagonal) of Σ = (1/(n−1)) Σ_r x_r x_rᵀ — no data-dependent
-centring (a data mean would make every entry depend on every row).
+sphere, also when x or ‖x‖₂ overflows: ``clip_rows``). The release is the lower triangle (with diagonal) of
+Σ = (1/(n−1)) Σ_r x_r x_rᵀ — no data-dependent centring (a data mean would make every entry depend on every row).
 
 Sensitivity. For one row, Σ_{i<=j} |x_i x_j| = (‖x‖₁² + ‖x‖₂²)/2 <= (p + 1) B²/2 (‖x‖₁² <= p‖x‖₂²), so replacing a
 row moves the released triangle by at most Δ₁ = (p + 1) B² / (n − 1) in L1 (Laplace, ε-DP). In L2,
@@ -34,7 +34,7 @@ from ..mechanisms import analytic_gaussian_sigma
 from .graph import CausalGraph, check_names, orient_cpdag
 from .pc import check_alpha, check_max_order, fisher_z_decider, skeleton_search
 
-__all__ = ["PrivPCStar", "covariance_sensitivity"]
+__all__ = ["PrivPCStar", "clip_rows", "covariance_sensitivity"]
 
 
 def covariance_sensitivity(p: int, n: int, clip_norm: float, mechanism: str = "laplace") -> float:
@@ -48,6 +48,36 @@ def covariance_sensitivity(p: int, n: int, clip_norm: float, mechanism: str = "l
     if mechanism == "gaussian":
         return math.sqrt(2.0) * b2 / (n - 1)
     raise ValueError(f"mechanism must be 'laplace' or 'gaussian', got {mechanism!r}")
+
+
+def clip_rows(X: np.ndarray, center: np.ndarray, scale: np.ndarray, clip_norm: float) -> np.ndarray:
+    """Rows x = (row − center) / scale, those with ‖x‖₂ > ``clip_norm`` projected onto that sphere.
+
+    Overflow-safe: a row whose x or ‖x‖₂ overflows (a huge record over a tiny public scale) is projected from
+    its direction, computed without forming x (``_directions``), instead of becoming NaN (inf · B/inf) or 0
+    (x · B/inf). Each row's image depends on that row and the public center, scale and B only, so one record
+    changes one row of the result (the sensitivity argument), and a neighbouring dataset cannot turn a fit into
+    an error. Rows that overflow nothing are computed exactly as x · (B/‖x‖₂)."""
+    with np.errstate(over="ignore"):
+        Z = (X - center) / scale
+        norms = np.linalg.norm(Z, axis=1)
+    huge = ~np.isfinite(norms)  # X is finite (check_X) and so is X − center: only x or its norm overflowed
+    over = ~huge & (norms > clip_norm)
+    Z[over] *= (clip_norm / norms[over])[:, None]
+    if np.any(huge):
+        Z[huge] = clip_norm * _directions(X[huge] - center, scale)
+    return Z
+
+
+def _directions(U: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """The rows of U / scale divided by their L2 norms, for finite U and finite scale > 0, without overflow:
+    u/s = (m_u/m_s)·2^(e_u − e_s) with frexp mantissas m in [0.5, 1); each row is shifted by its largest exponent
+    (a power of 2, exact), so its entries are at most 2 in magnitude before the norm."""
+    mu, eu = np.frexp(U)
+    ms, es = np.frexp(scale)
+    e = np.where(mu != 0, eu - es, -(1 << 30))  # a zero entry must not set the row's shift
+    V = np.ldexp(mu / ms, e - e.max(axis=1, keepdims=True))
+    return V / np.linalg.norm(V, axis=1, keepdims=True)
 
 
 def psd_repair(S: np.ndarray, floor: float) -> np.ndarray:
@@ -162,10 +192,7 @@ class PrivPCStar:
             B = math.sqrt(p) if self.clip_norm is None else float(self.clip_norm)
             if not (math.isfinite(B) and B > 0):
                 raise ValueError(f"clip_norm must be a finite number > 0, got {self.clip_norm!r}")
-            Z = (X - center) / scale
-            norms = np.linalg.norm(Z, axis=1)
-            over = norms > B
-            Z[over] *= (B / norms[over])[:, None]
+            Z = clip_rows(X, center, scale, B)
             mech = self.mechanism
             sens = covariance_sensitivity(p, n, B, mech)
         _, Q, _, _ = kernels.poly2_coefficients(Z, np.zeros(n), np.full(n, 1.0 / (n - 1)),

@@ -93,6 +93,11 @@ class DPNE(EmbeddingBase):
     n_epochs, learning_rate : int, float
         SGD settings of ``paper_faithful`` (the thesis' learning rate 0.015; its epoch count is unstated).
     random_state : int, numpy Generator or None
+        Source of all the fit's randomness (H, the noise, the SVD's test matrix, the paper-faithful SGD order).
+        Noise path: floating point (NumPy samplers: the Laplace-norm rows of ``noise.l2_laplace_rows`` draw a
+        Gamma radius and a Gaussian direction, the Gaussian entries NumPy's normal sampler), no secure path yet;
+        None draws from OS entropy, an int makes the run reproducible and voids the guarantee against whoever
+        knows it.
 
     Attributes
     ----------
