@@ -1,4 +1,4 @@
-"""A ledger of every noise draw a fit makes, for the tests/test_ledger_*.py files.
+"""A ledger of every noise draw a fit makes, for the tests/test_ledger_*.py files, and scale checks of drawn noise.
 
 ``Ledger(monkeypatch)`` wraps ``mechanisms.laplace_mechanism``, ``mechanisms.gaussian_mechanism`` and
 ``feature_selection.gumbel_top_k`` (the real functions still run, so the fit is unchanged) and records one
@@ -74,3 +74,21 @@ class Ledger:
 def ulps_apart(a: float, b: float) -> float:
     """|a − b| in units of the last place of the larger one."""
     return abs(a - b) / math.ulp(max(abs(a), abs(b)))
+
+
+def assert_laplace_scale(noise, b):
+    """Mean absolute value (the MLE of a Laplace scale; sd b/√N) within 6 standard errors of b, mean within 6 of 0."""
+    noise = np.ravel(noise)
+    tol = 6.0 / math.sqrt(noise.size)
+    assert tol < 0.25
+    assert abs(np.mean(np.abs(noise)) / b - 1.0) < tol, (np.mean(np.abs(noise)), b)
+    assert abs(np.mean(noise)) < 6.0 * b * math.sqrt(2.0 / noise.size)  # centred (sd of the mean: √2 b/√N)
+
+
+def assert_gaussian_scale(noise, sigma):
+    """Root mean square within 6 standard errors (σ/√(2N)) of σ, and mean within 6 of 0 (σ/√N)."""
+    noise = np.ravel(noise)
+    tol = 6.0 / math.sqrt(2.0 * noise.size)
+    assert tol < 0.25
+    assert abs(np.sqrt(np.mean(noise**2)) / sigma - 1.0) < tol, (np.sqrt(np.mean(noise**2)), sigma)
+    assert abs(np.mean(noise)) < 6.0 * sigma / math.sqrt(noise.size)

@@ -12,26 +12,11 @@ import math
 import numpy as np
 import pytest
 
+from _ledger_helpers import assert_gaussian_scale, assert_laplace_scale
 from dpfair_native import _reference
 from dpfair_native.causal import LapMechPC, PrivPCStar
 from dpfair_native.causal.privpc_star import covariance_sensitivity
 from dpfair_native.mechanisms import analytic_gaussian_sigma
-
-
-def assert_laplace_scale(noise, b):
-    noise = np.ravel(noise)
-    tol = 6.0 / math.sqrt(noise.size)
-    assert tol < 0.25
-    assert abs(np.mean(np.abs(noise)) / b - 1.0) < tol, (np.mean(np.abs(noise)), b)
-    assert abs(np.mean(noise)) < 6.0 * b * math.sqrt(2.0 / noise.size)  # centred (sd of the mean: √2 b/√N)
-
-
-def assert_gaussian_scale(noise, sigma):
-    noise = np.ravel(noise)
-    tol = 6.0 / math.sqrt(2.0 * noise.size)
-    assert tol < 0.25
-    assert abs(np.sqrt(np.mean(noise**2)) / sigma - 1.0) < tol, (np.sqrt(np.mean(noise**2)), sigma)
-    assert abs(np.mean(noise)) < 6.0 * sigma / math.sqrt(noise.size)
 
 
 @pytest.mark.parametrize("eps, faithful", [(1.0, False), (0.5, False), (1.0, True)])

@@ -14,6 +14,7 @@ import math
 import numpy as np
 import pytest
 
+from _ledger_helpers import assert_gaussian_scale
 from dpfair_native import tuning
 from dpfair_native.accountants import DEFAULT_RDP_ORDERS, rdp_to_epsilon
 from dpfair_native.models import DPSGDClassifier
@@ -76,15 +77,6 @@ def test_the_charge_includes_the_validation_histograms_gaussian(sigma_v, eta, me
     assert search.run_epsilon_ == pytest.approx(rdp_to_epsilon(ORDERS, np.max(curves, axis=0), 1e-5)[0], rel=1e-9)
 
 
-def _assert_gaussian_std(noise, sigma):
-    """Root mean square within 6 standard errors (σ/√(2N)) of σ, and mean within 6 of 0 (σ/√N)."""
-    noise = np.ravel(noise)
-    tol = 6.0 / math.sqrt(2.0 * noise.size)
-    assert tol < 0.25
-    assert abs(math.sqrt(np.mean(noise**2)) / sigma - 1.0) < tol, (math.sqrt(np.mean(noise**2)), sigma)
-    assert abs(np.mean(noise)) < 6.0 * sigma / math.sqrt(noise.size)
-
-
 @pytest.mark.parametrize("sigma_v", [0.5, 20.0])
 def test_the_validation_histogram_gets_noise_of_std_sigma_v(monkeypatch, sigma_v):
     """Catches validation noise drawn smaller than the σ_v charged (e.g. 20× smaller): every run's histogram, as
@@ -100,7 +92,7 @@ def test_the_validation_histogram_gets_noise_of_std_sigma_v(monkeypatch, sigma_v
                                 validation_noise=sigma_v, declared_groups=list(range(10)),
                                 random_state=0).fit(X, y, sensitive_features=s)
     assert len(scored) >= 10 and all(h.shape == (10, 2, 2) for h in scored)
-    _assert_gaussian_std(np.array(scored), sigma_v)
+    assert_gaussian_scale(np.array(scored), sigma_v)
 
 
 class _Stop(Exception):
@@ -127,4 +119,4 @@ def test_the_training_count_gets_noise_of_std_record_count_noise(monkeypatch):
         search.random_state = seed
         with pytest.raises(_Stop):
             search.fit(X, y)
-    _assert_gaussian_std(np.array(seen) - n, RECORD_COUNT_NOISE)
+    assert_gaussian_scale(np.array(seen) - n, RECORD_COUNT_NOISE)
