@@ -227,11 +227,24 @@ def test_a_missing_value_in_a_binary_column_is_the_negative_value(dtype):
 def test_declared_values_of_the_wrong_type_raise_instead_of_encoding_zeros(column, spec):
     """A column whose dtype no declared value can equal would become all zeros (every row "unknown") with no
     message; the encoder raises, judging the dtypes only (no record's value is read)."""
-    frame = {"c": column} if isinstance(column, np.ndarray) else pd.DataFrame({"c": column})
+    if isinstance(column, np.ndarray):
+        frame = {"c": column}
+    else:  # pandas' string dtype declared (pandas < 3 infers object, which says nothing)
+        frame = pd.DataFrame({"c": pd.Series(column, dtype="string" if isinstance(column[0], str) else None)})
     with pytest.raises(TypeError, match="no value could match"):
         DomainEncoder({"c": spec}).fit_transform(frame)
     object_column = pd.DataFrame({"c": pd.Series(list(column), dtype=object)})  # an object dtype says nothing
     assert DomainEncoder({"c": spec}).fit_transform(object_column).sum() == 0
+
+
+def test_an_all_missing_column_is_unknown_whatever_its_dtype():
+    """pandas stores a column of missing values as float64 (read_csv, or one row with NaN to predict): no dtype
+    check may refuse it; it encodes as unknown (zeros, or the negative value), as documented."""
+    frame = pd.DataFrame({"smoker": [np.nan], "job": [np.nan]})
+    schema = {"smoker": Binary("yes", "no"), "job": Categorical(["a", "b"])}
+    np.testing.assert_array_equal(DomainEncoder(schema).fit_transform(frame), [[0, 0, 0]])
+    np.testing.assert_array_equal(DomainEncoder({"c": Binary(b"y", b"n")}).fit_transform(
+        {"c": np.array([b"y", b"n"])}).ravel(), [1, 0])  # bytes declared on a bytes column
 
 
 def test_the_sparse_output_keeps_its_domain_as_the_dense_one_does(adult):
@@ -259,6 +272,9 @@ def test_the_sparse_output_keeps_its_domain_as_the_dense_one_does(adult):
     assert _same_domain(part.domain, dense[:, [3, 7, 8]].domain) and part.domain.d == 3
     for other in (X[:, [0, 0]], X * 2, abs(X), X.tocsc(), X.T):  # may move or rescale columns: no domain
         assert getattr(other, "domain", None) is None
+    in_place = X.copy()
+    in_place *= 2
+    assert in_place.domain is None and X.domain is full
     model = FairFunctionalMechanismLR(epsilon=1.0, declared_groups=["Female", "Male"], random_state=0)
     y8, s8 = y[:8000].astype(int), s.iloc[:8000].to_numpy()
     scores = [cross_val_score(model, data, y8, cv=3, params={"sensitive_features": s8}) for data in (X, dense)]

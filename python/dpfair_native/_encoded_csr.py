@@ -16,7 +16,8 @@ from .preprocessing import indexed_domain
 
 class EncodedCSR(sparse.csr_matrix):
     """A ``csr_matrix`` with ``.domain``: kept by row selections, restricted by column selections, dropped (None)
-    by anything else — arithmetic, format conversions, SciPy functions — that may move or rescale columns."""
+    by anything else — arithmetic (in place too), format conversions, SciPy functions — that may move or rescale
+    columns. Writing into ``.data`` directly is not seen: the domain then describes the values as encoded."""
 
     domain: Optional[FeatureDomain] = None  # what scipy's internal constructors of this class get
 
@@ -41,3 +42,13 @@ class EncodedCSR(sparse.csr_matrix):
 
     def __deepcopy__(self, memo):
         return self.copy()  # a FeatureDomain is immutable: shared
+
+    def __imul__(self, other):  # in place: the values change, so the domain no longer describes them
+        out = super().__imul__(other)
+        self.domain = None
+        return out
+
+    def __itruediv__(self, other):
+        out = super().__itruediv__(other)
+        self.domain = None
+        return out

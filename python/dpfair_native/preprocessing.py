@@ -195,22 +195,23 @@ def _columns(X) -> Tuple[List[str], Any]:
 
 
 def _value_kind(values) -> Optional[str]:
-    """"string" or "number" (bool included) from a column's dtype alone — the schema of the table, not its records —
-    or None where the dtype does not say (object, pandas' category)."""
+    """"string" or "number" (bool and integers) from a column's dtype alone, or None where the dtype does not say
+    (object, pandas' category, and float: pandas gives a column of missing values float64 whatever it would hold)."""
     dtype = getattr(values, "dtype", None)
     if dtype is None:
         dtype = np.asarray(values).dtype
     if type(dtype).__name__ == "StringDtype" or getattr(dtype, "kind", "O") in "US":
         return "string"
-    return "number" if getattr(dtype, "kind", "O") in "biuf" else None
+    return "number" if getattr(dtype, "kind", "O") in "biu" else None
 
 
 def _check_declared_types(name, spec, declared, kind: Optional[str]) -> None:
-    """A ``Binary``/``Categorical`` column whose dtype no declared value can equal (strings against numbers or the
-    reverse) would encode every row as unknown, silently: raise instead (a check of dtypes, not of any record)."""
+    """A ``Binary``/``Categorical`` column whose dtype no declared value can equal (strings against integers or
+    booleans, or the reverse) would encode every row as unknown, silently: raise instead. The check reads the dtype,
+    which is part of the table's schema when the table is loaded with declared dtypes (see :class:`DomainEncoder`)."""
     if kind is None:
         return
-    strings = [isinstance(v, str) for v in declared]
+    strings = [isinstance(v, (str, bytes)) for v in declared]
     if (kind == "string" and not any(strings)) or (kind == "number" and all(strings)):
         what = "strings" if kind == "string" else "numbers or booleans"
         raise TypeError(
@@ -231,7 +232,7 @@ class DomainEncoder:
         categories) or :class:`Binary`. The output columns follow the schema's order; columns of the input that
         the schema does not name are dropped. Every schema column must be present.
     sparse_output : bool, default False
-        Return an :class:`~dpfair_native._encoded_csr.EncodedCSR` (a ``scipy.sparse.csr_matrix`` carrying
+        Return an :class:`EncodedCSR` (a ``scipy.sparse.csr_matrix`` carrying
         ``domain`` as :class:`EncodedArray` does; needs scipy) instead of a dense array.
 
     Attributes
@@ -258,6 +259,12 @@ class DomainEncoder:
     outside the declared ones, a missing one included, is mapped into the domain by the column's ``unknown`` rule
     (by default: zeros in its one-hot group, or the negative value). ``count_out_of_domain(X)`` tells the data's
     curator how many values were clipped or unknown; it is not private and is not stored.
+
+    The encoder reads each column's dtype: a ``Binary``/``Categorical`` column held as strings whose declared
+    values are all non-strings (or held as integers or booleans with only string values declared) raises a
+    ``TypeError``, since every row would be unknown. Load the table with declared dtypes (e.g.
+    ``pd.read_csv(..., dtype={...})``): pandas otherwise infers a dtype from the records (one stray "?" makes a 0/1
+    column strings), and then the encoding of every row depends on one record.
 
     The transform's output carries ``domain_``: a dense result is an :class:`EncodedArray` (``.domain``), a
     sparse one has a ``domain`` attribute. The functional-mechanism estimators use it when their own ``domain``
@@ -450,6 +457,8 @@ class DomainEncoder:
         return self.fit(X, y).transform(X)
 
     def _transform_dask(self, X):
+        import copy
+
         import pandas as pd
 
         if self.sparse_output:
@@ -457,9 +466,10 @@ class DomainEncoder:
         self._column_accessor(X)  # the schema's columns must be there (names only: nothing is computed)
         names = [str(c) for c in self._names_out]
         meta = pd.DataFrame({name: pd.Series(dtype=np.float64) for name in names})
+        fitted = copy.deepcopy(self)  # the state of this fit: a refit before compute() must not change the result
 
         def encode(part):
-            return pd.DataFrame(np.asarray(self.transform(part)), columns=names, index=part.index)
+            return pd.DataFrame(np.asarray(fitted.transform(part)), columns=names, index=part.index)
 
         return X.map_partitions(encode, meta=meta)
 
@@ -652,3 +662,12 @@ def adult_spline_schema():
 
 
 __all__ += ["Spline", "SplineEncoder", "hat_basis", "adult_spline_schema"]
+
+
+def __getattr__(name):
+    if name == "EncodedCSR":  # the sparse output's class; imports scipy (optional), so only when asked for
+        # (not in __all__: a star import must not need scipy)
+        from ._encoded_csr import EncodedCSR
+
+        return EncodedCSR
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
