@@ -218,17 +218,19 @@ def _exact_sum(values) -> Fraction:
 
 
 def _fit_shares(shares: np.ndarray, total: float) -> np.ndarray:
-    """``shares`` (non-negative, about ``total`` in all) with the largest stepped down by ulps until their exact
-    sum is <= ``total``. ε·w_k rounds each share to nearest, so the shares could add up to one ulp more than ε
-    (e.g. ε = 12.418930397567815 with the "auto" schedule at max_order = 2); their exact sum <= ε makes the fsum
-    of any of them (the orders actually run) <= ε. Each share moves by a few ulps at most (the rounding errors of
-    the products and of the normalisation). A non-finite total is left as is."""
+    """``shares`` (non-negative, about ``total`` in all) with the largest lowered to at most what the others leave
+    of ``total`` (exactly), so that their exact sum is <= ``total``. ε·w_k rounds each share to nearest, so the
+    shares could add up to one ulp more than ε (e.g. ε = 12.418930397567815 with the "auto" schedule at
+    max_order = 2), or to many with many orders; their exact sum <= ε makes the fsum of any of them (the orders
+    actually run) <= ε. A non-finite total is left as is."""
     out = np.array(shares, dtype=np.float64)
     if not math.isfinite(total) or not out.size:
         return out
     top = int(np.argmax(out))
-    others = _exact_sum(np.delete(out, top))
-    out[top] = step_down(out[top], lambda v: v <= 0 or others + Fraction(v) <= Fraction(total))
+    rest = Fraction(total) - _exact_sum(np.delete(out, top))  # what the largest may take, exactly
+    if Fraction(float(out[top])) > rest:
+        fitted = max(float(rest), 0.0)  # rounded to nearest: at most one ulp above rest
+        out[top] = step_down(fitted, lambda v: v <= 0 or Fraction(v) <= rest)
     return out
 
 
