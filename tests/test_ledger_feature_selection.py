@@ -14,7 +14,7 @@ import math
 import numpy as np
 import pytest
 
-from _ledger_helpers import Ledger, ulps_apart
+from _ledger_helpers import Ledger, assert_laplace_scale, ulps_apart
 from dpfair_native.accountants import BudgetAccountant
 from dpfair_native.domain import FeatureDomain
 from dpfair_native.feature_selection import COUNT_SHARE, select_features, select_features_from_sums
@@ -81,10 +81,7 @@ def test_the_count_noise_drawn_has_scale_one_over_the_count_epsilon(monkeypatch)
         ledger.clear()
         select_features(X, y, dom, 2, 1.0, np.random.default_rng(seed))
         noise.append(float(np.ravel(ledger.draws[0].out)[0]) - float(y.sum()))
-    b = 1.0 / (COUNT_SHARE * 1.0)
-    noise = np.asarray(noise)
-    assert abs(np.mean(np.abs(noise)) / b - 1.0) < 6.0 / math.sqrt(noise.size)
-    assert abs(np.mean(noise)) < 6.0 * b * math.sqrt(2.0 / noise.size)
+    assert_laplace_scale(noise, 1.0 / (COUNT_SHARE * 1.0))
 
 
 def _fm_cases():

@@ -12,7 +12,7 @@ equals ``privacy_spent_``.
 import numpy as np
 import pytest
 
-from _ledger_helpers import Ledger
+from _ledger_helpers import Ledger, assert_laplace_scale
 from dpfair_native.models._functional_base import MEAN_SHARE
 from dpfair_native.models.ding import ADFC, PDFC
 from dpfair_native.models.functional import PFLR, PFLRStar
@@ -97,7 +97,4 @@ def test_the_count_noise_has_scale_one_over_its_epsilon(monkeypatch):
         PFLR(epsilon=10.0, paper_faithful=True, declared_groups=[0, 1], random_state=seed).fit(
             X, y, sensitive_features=s)
         noise.append(float(np.ravel(ledger.draws[0].out)[0]) - float(np.sum(s == 1)))
-    noise = np.asarray(noise)
-    b = 1.0 / (MEAN_SHARE * 10.0)
-    assert abs(np.mean(np.abs(noise)) / b - 1.0) < 6.0 / np.sqrt(noise.size)
-    assert abs(np.mean(noise)) < 6.0 * b * np.sqrt(2.0 / noise.size)
+    assert_laplace_scale(noise, 1.0 / (MEAN_SHARE * 10.0))

@@ -551,11 +551,14 @@ def _accepts_dask(fn):
 
         try:
             bound = signature.bind(*args, **kwargs)
-        except TypeError as error:  # name the function and its keyword-only arguments
-            keywords = [p.name for p in signature.parameters.values() if p.kind is p.KEYWORD_ONLY]
+        except TypeError as error:  # name the function (and, for extra positional values, its keyword-only ones)
+            params = signature.parameters.values()
+            keywords = [p.name for p in params if p.kind is p.KEYWORD_ONLY]
+            if "too many positional" not in str(error) or not keywords:
+                raise TypeError(f"{fn.__name__}(): {error}") from None
+            positional = ", ".join(p.name for p in params if p.kind is p.POSITIONAL_OR_KEYWORD)
             raise TypeError(f"{fn.__name__}(): {error}; pass {', '.join(keywords)} by keyword, e.g. "
-                            f"{fn.__name__}(y_true, y_pred, {keywords[0]}=...)" if keywords else
-                            f"{fn.__name__}(): {error}") from None
+                            f"{fn.__name__}({positional}, {keywords[0]}=...)") from None
         if not any(is_dask_collection(v) for v in bound.arguments.values()):
             return fn(*args, **kwargs)
         if fn.__name__ == "roc_auc":

@@ -27,7 +27,7 @@ from ._validation import (
     validate_params,
 )
 from .domain import FeatureDomain
-from .models._base import TrainingDivergedError, warn_if_classes_read_from_data
+from .models._base import TrainingDivergedError, user_stacklevel, warn_if_classes_read_from_data
 from .preprocessing import EncodedArray, PrivacyLeakWarning
 
 __all__ = ["PrivateHyperparameterSearch", "tnb_mean", "tnb_gamma_for_mean", "tnb_selection_rdp", "sample_tnb"]
@@ -205,7 +205,8 @@ class PrivateHyperparameterSearch:
     every run did (post-processing of the selected output). An empty validation part gives a histogram of noise
     alone. The bound also assumes that what only the search's own process sees is not observed: its running time
     (about K fits) and in-process state that counts the runs, such as the memo caches' statistics (after a search,
-    ``models.dpsgd._privacy_spent.cache_info().hits`` is K − 1). The guarantee is for the returned object.
+    ``models.dpsgd._privacy_spent.cache_info().hits`` grows by K − 1 when the cache already holds the runs' privacy
+    setting, a function of K in any case). The guarantee is for the returned object.
 
     **What still aborts** (outside the guarantee, like the estimators' data-dependent aborts): a split whose training
     part is empty (probability ``validation_fraction``^n: below 1e-5 for n >= 8 at the default 0.2).
@@ -318,7 +319,7 @@ class PrivateHyperparameterSearch:
         X = check_X(X)
         n = X.shape[0]
         classes, y01 = check_binary_labels(y, n, zero_one_public=True)
-        warn_if_classes_read_from_data(type(self).__name__, True, classes, stacklevel=2)
+        warn_if_classes_read_from_data(type(self).__name__, True, classes, stacklevel=user_stacklevel())
         delta, p_val, sigma_v = float(self.delta), float(self.validation_fraction), float(self.validation_noise)
         eta = float(self.eta)
         gamma = tnb_gamma_for_mean(eta, self.mean_runs)

@@ -126,8 +126,8 @@ def warn_if_classes_read_from_data(name: str, private: bool, classes, stacklevel
         return
     warnings.warn(
         f"{name}: the class labels {classes.tolist()} were read from y, so which labels occur is released without "
-        "privacy protection (classes_); pass y as 0/1 or bool (1 or True for the positive class) to make the "
-        "classes public",
+        "privacy protection (classes_); pass y as a numeric or bool array of 0/1 (1 or True for the positive "
+        "class) to make the classes public",
         PrivacyLeakWarning,
         stacklevel=stacklevel,
     )

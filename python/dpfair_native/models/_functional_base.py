@@ -769,7 +769,8 @@ _COMMON_PARAMETERS = """\
     secure : bool, default False
         Exact discrete noise on a rounding grid (see ``FunctionalBase``).
     accountant : BudgetAccountant or None, default None
-        Checked before the release and charged with ``privacy_spent_`` after it.
+        Checked before the release and charged with ``privacy_spent_`` after it. Clones share it; a copy restored
+        by unpickling (a saved model, a worker process) refuses to spend, so such a model refits only with a new one.
 """
 
 _COMMON_ATTRIBUTES = """\

@@ -720,10 +720,12 @@ class _DPSGDBase(DPClassifierBase):
             aim = target * (1.0 - PLD_TARGET_MARGIN)
             try:
                 return calibrate_dpsgd_noise(aim, float(self.delta), q, steps, record_count_noise, method="pld")
-            except ValueError as error:  # quote the user's target, not the aim
-                raise ValueError(str(error).replace(
-                    f"target_epsilon={aim:g}",
-                    f"target_epsilon={target:g} (calibrated {PLD_TARGET_MARGIN:.1%} below it, to {aim:g})")) from None
+            except ValueError as error:  # quote the user's target, not the aim (the messages print it either way)
+                quoted = f"target_epsilon={target:g} (calibrated {PLD_TARGET_MARGIN:.1%} below it, to {aim:g})"
+                message = str(error)
+                for form in (f"target_epsilon={aim:g}", f"target_epsilon={aim}"):
+                    message = message.replace(form, quoted) if quoted not in message else message
+                raise ValueError(message) from None
         sigma = calibrate_dpsgd_noise(target, float(self.delta), q, steps, record_count_noise, secure=secure,
                                       method=self.accountant_method)  # raises the plain out-of-reach errors first
         if not self._shared_orders(secure, record_count_noise):

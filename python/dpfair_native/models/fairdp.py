@@ -570,8 +570,10 @@ def _warn_if_a_group_is_small(weights: np.ndarray, group_labels: np.ndarray, m: 
 
         names = ", ".join(f"{label!r} (expected batch {mk:.3g}, weight {a:.3g})"
                           for label, mk, a in zip(group_labels[small].tolist(), m[small], weights[small]))
+        one = int(small.sum()) == 1
         warnings.warn(
-            f"FairDPClassifier: group {names} is small: its model's noise enters the average more than "
-            f"{SMALL_GROUP_WEIGHT:g} times as strongly as DP-SGD's at the same noise multiplier, which can leave "
-            "the ensemble near chance; merge small groups, raise that group's sample_rate (per group; the "
-            "accounting charges the largest), or use DPSGDClassifier", UserWarning, stacklevel=4)
+            f"FairDPClassifier: {'group' if one else 'groups'} {names} {'is' if one else 'are'} small: "
+            f"{'its' if one else 'their'} models' noise enters the average more than {SMALL_GROUP_WEIGHT:g} times "
+            "as strongly as DP-SGD's at the same noise multiplier, which can leave the ensemble near chance; merge "
+            "small groups, raise their sample_rate (per group; the accounting charges the largest), or use "
+            "DPSGDClassifier", UserWarning, stacklevel=4)
