@@ -319,7 +319,7 @@ class PrivateHyperparameterSearch:
         X = check_X(X)
         n = X.shape[0]
         classes, y01 = check_binary_labels(y, n, zero_one_public=True)
-        warn_if_classes_read_from_data(type(self).__name__, True, classes, stacklevel=user_stacklevel())
+        warn_if_classes_read_from_data(type(self).__name__, True, classes, stacklevel=user_stacklevel() + 1)
         delta, p_val, sigma_v = float(self.delta), float(self.validation_fraction), float(self.validation_noise)
         eta = float(self.eta)
         gamma = tnb_gamma_for_mean(eta, self.mean_runs)
