@@ -33,6 +33,7 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
+from . import mechanisms
 from ._validation import is_scipy_sparse
 
 __all__ = ["FeatureSelection", "select_features", "select_features_from_sums", "relevance_scores", "gumbel_top_k",
@@ -129,7 +130,7 @@ def gumbel_top_k(utilities, k: int, epsilon_round: float, sensitivity: float, rn
         raise ValueError(f"k must be in [0, {u.size - len(required)}] (columns not required), got {k}")
     if not (epsilon_round > 0 and sensitivity > 0):
         raise ValueError("epsilon_round and sensitivity must be > 0")
-    noisy = u + rng.gumbel(0.0, 2.0 * sensitivity / epsilon_round, size=u.size)
+    noisy = u + rng.gumbel(0.0, mechanisms.laplace_scale(2.0 * sensitivity, epsilon_round), size=u.size)  # 2Δ/ε up
     noisy[required] = -np.inf
     order = np.argsort(-noisy, kind="stable")[:k]
     return np.asarray(required + [int(j) for j in order], dtype=np.int64)
@@ -250,8 +251,6 @@ def _nothing_selected(d: int, k, required) -> FeatureSelection:
 
 def _release(n: int, d: int, epsilon: float, rounds: int, rng, required, positives, utilities) -> FeatureSelection:
     """The noisy count of ``positives`` (giving q), then ``rounds`` peeling rounds over ``utilities(q)``."""
-    from . import mechanisms
-
     eps_count = COUNT_SHARE * float(epsilon)
     count = float(mechanisms.laplace_mechanism(np.array([positives]), 1.0, eps_count, random_state=rng)[0])
     q = float(np.clip(count / n, 0.0, 1.0))

@@ -41,6 +41,7 @@ import numpy as np
 from ._validation import check_delta, check_epsilon, check_random_state
 
 __all__ = [
+    "laplace_scale",
     "laplace_mechanism",
     "gaussian_mechanism",
     "classic_gaussian_sigma",
@@ -78,8 +79,27 @@ def _out(v: np.ndarray, value):
 
 
 # -- Laplace ---------------------------------------------------------------------------------------------------------
+def laplace_scale(sensitivity: float, epsilon: float) -> float:
+    """Δ/ε rounded up: the smallest float b with b·ε >= Δ exactly (Δ, ε > 0 finite; inf or 0 pass through).
+
+    Lap(b) is ε-DP for an L1 sensitivity Δ when Δ/b <= ε, i.e. b·ε >= Δ. Plain division rounds to the nearest
+    float, which is below the exact ratio for about half of the inputs, so the noise would be half an ulp short of
+    what the stated ε needs. Read the other way, ``laplace_scale(Δ, b)`` is Δ/b rounded up: an ε that Lap(b)
+    certainly guarantees. Correct rounding is within half an ulp, so at most one step up is ever needed.
+    """
+    scale = sensitivity / epsilon
+    if not (math.isfinite(sensitivity) and math.isfinite(epsilon) and math.isfinite(scale)):
+        return scale
+    for _ in range(2):
+        if Fraction(scale) * Fraction(epsilon) >= Fraction(sensitivity):
+            return scale
+        scale = math.nextafter(scale, math.inf)
+    raise RuntimeError(f"laplace_scale({sensitivity!r}, {epsilon!r}): division off by more than one ulp")
+
+
 def laplace_mechanism(value, sensitivity, epsilon, *, random_state=None, secure: bool = False):
-    """value + Lap(Δ_1/ε) per entry: ε-DP when Δ_1 bounds the L1 change of ``value`` between neighbours.
+    """value + Lap(Δ_1/ε) per entry (the scale rounded up, :func:`laplace_scale`): ε-DP when Δ_1 bounds the L1
+    change of ``value`` between neighbours.
 
     Returns float64 of the same shape (a Python float for a scalar). ``secure=True``: discrete Laplace on a 2^k
     grid (module docstring), ε-DP up to the samplers' truncation (an additive δ below (1 + e^ε)·2·e^(−2^14) per
@@ -89,7 +109,7 @@ def laplace_mechanism(value, sensitivity, epsilon, *, random_state=None, secure:
     sens = _check_sensitivity(sensitivity)
     eps = check_epsilon(epsilon)
     return _release(value, v, sens, random_state, secure, "laplace",
-                    float_draw=lambda rng: rng.laplace(0.0, sens / eps, size=v.shape),
+                    float_draw=lambda rng: rng.laplace(0.0, laplace_scale(sens, eps), size=v.shape),
                     secure_plan=lambda: _secure_laplace_plan(sens, eps, max(v.size, 1)))
 
 

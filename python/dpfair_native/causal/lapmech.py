@@ -19,6 +19,7 @@ import numpy as np
 from .. import _reference
 from .._validation import check_epsilon, check_random_state
 from ..accountants import PrivacySpent
+from ..mechanisms import laplace_scale
 from ._stats import chi2_critical
 from .graph import CausalGraph, check_names, orient_cpdag
 from .pc import check_alpha, check_codes, check_max_order, skeleton_search
@@ -97,7 +98,7 @@ class LapMechPC:
         for v in range(p):
             key = key * cats[v] + codes_t[v]
         table = np.bincount(key, minlength=int(cells)).astype(np.float64)
-        scale = (1.0 if self.paper_faithful else 2.0) / eps
+        scale = laplace_scale(1.0 if self.paper_faithful else 2.0, eps)
         table += rng.laplace(0.0, scale, size=table.shape)
         np.maximum(table, 0.0, out=table)
         table = table.reshape(tuple(int(c) for c in cats))

@@ -30,7 +30,7 @@ import numpy as np
 from .. import kernels
 from .._validation import check_delta, check_epsilon, check_random_state, check_X
 from ..accountants import PrivacySpent
-from ..mechanisms import analytic_gaussian_sigma
+from ..mechanisms import analytic_gaussian_sigma, laplace_scale
 from .graph import CausalGraph, check_names, orient_cpdag
 from .pc import check_alpha, check_max_order, fisher_z_decider, skeleton_search
 
@@ -202,7 +202,7 @@ class PrivPCStar:
             if self.delta is not None:  # as the embeddings: a δ that would not be used is a mistake, not a default
                 raise ValueError("delta applies to mechanism='gaussian' only; the Laplace release is pure ε-DP "
                                  "(leave delta=None)")
-            scale_ = sens / eps
+            scale_ = laplace_scale(sens, eps)
             noise = rng.laplace(0.0, scale_, size=il[0].size)
             spent = PrivacySpent(eps, 0.0, "basic", "replace_one")
         else:

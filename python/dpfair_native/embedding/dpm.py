@@ -8,13 +8,12 @@ thousand vertices.
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 
 import numpy as np
 
 from .._validation import check_random_state
 from ..accountants import PrivacySpent
-from ..mechanisms import analytic_gaussian_sigma
+from ..mechanisms import analytic_gaussian_sigma, laplace_scale
 from ._base import EmbeddingBase, check_privacy, constraints_of
 from .factorization import _check_components, truncated_svd
 from .graph import WalkOperator
@@ -104,9 +103,9 @@ class DPMatrixBaseline(EmbeddingBase):
             l1 = walk_l1_sensitivity(t)
             if self.paper_faithful:  # the thesis' scale; the report is the true guarantee of that noise
                 scale = PAPER_SENSITIVITY / eps
-                spent = PrivacySpent(_ratio_up(l1, scale), 0.0, "basic", "add_or_remove_one_edge")
+                spent = PrivacySpent(laplace_scale(l1, scale), 0.0, "basic", "add_or_remove_one_edge")
             else:
-                scale = _ratio_up(l1, eps)  # Δ₁/scale <= ε exactly, so the report is ε itself
+                scale = laplace_scale(l1, eps)  # Δ₁/scale <= ε exactly, so the report is ε itself
                 spent = PrivacySpent(eps, 0.0, "basic", "add_or_remove_one_edge")
             M = M + rng.laplace(0.0, scale, size=M.shape)
         else:
@@ -120,12 +119,3 @@ class DPMatrixBaseline(EmbeddingBase):
         return replace_fitted(self, fitted)  # a refit keeps nothing of the last one (e.g. epsilon_claimed_)
 
 
-def _ratio_up(a: float, b: float) -> float:
-    """a / b rounded up: the smallest float r with r·b >= a exactly (a, b > 0 finite). As a Laplace scale,
-    r = Δ₁/ε then gives noise of at least the scale ε-DP needs (Δ₁/r <= ε); as a reported ε, r = Δ₁/b is at
-    least the true guarantee of scale-b noise. Plain division rounds to nearest, which is below the exact
-    ratio for about half of the inputs (at t = 2, ε = 6.405920704482398 reported Δ₁/(Δ₁/ε) = ε + 1 ulp)."""
-    r = a / b
-    while math.isfinite(r) and Fraction(r) * Fraction(b) < Fraction(a):
-        r = math.nextafter(r, math.inf)
-    return r

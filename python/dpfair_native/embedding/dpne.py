@@ -30,7 +30,7 @@ from .. import accountants
 from .._validation import NON_NEGATIVE, PROBABILITY, StrOptions, check_random_state
 from ..accountants import PrivacySpent
 from ..accountants.budget import _budget_remainder
-from ..mechanisms import analytic_gaussian_sigma
+from ..mechanisms import analytic_gaussian_sigma, laplace_scale
 from ._base import EmbeddingBase, check_privacy, constraints_of
 from .factorization import (
     _cap_spectral_norm,
@@ -194,7 +194,7 @@ class DPNE(EmbeddingBase):
         if not np.isfinite(eps):
             return Y, 0.0
         if self.noise == "laplace":
-            b = l1_like / eps
+            b = laplace_scale(l1_like, eps)
             return Y + l2_laplace_rows(Y.shape[0], Y.shape[1], b, rng), b
         sigma = analytic_gaussian_sigma(l2, eps, delta)
         return Y + rng.normal(0.0, sigma, size=Y.shape), sigma

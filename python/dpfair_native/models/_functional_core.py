@@ -205,7 +205,7 @@ def release_blocks(values: np.ndarray, blocks: Sequence[NoiseBlock], rng, *,
                 noisy = mechanisms.gaussian_mechanism(part, block.sensitivity, block.epsilon, block.delta,
                                                       random_state=secure_keys.next(), secure=True)
         elif block.mechanism == "laplace":
-            block.scale = block.sensitivity / block.epsilon
+            block.scale = mechanisms.laplace_scale(block.sensitivity, block.epsilon)
             noisy = mechanisms.laplace_mechanism(part, block.sensitivity, block.epsilon, random_state=rng)
         elif block.mechanism == "gaussian":
             sigma_fn = {
