@@ -357,12 +357,14 @@ def test_bad_input_gets_the_in_memory_error(client, data):
 
 
 class _DaskFrameShim:
-    """What the Dask fit reads from a Dask DataFrame — the collection protocol, ``columns`` and
+    """What the Dask fit reads from a Dask DataFrame — the collection protocol, ``columns``, ``dtypes`` and
     ``to_dask_array(lengths=True)`` — for venvs where ``dask.dataframe`` does not import (it needs pyarrow)."""
+
+    ndim = 2
 
     def __init__(self, frame, rows_per_chunk=250):
         self._a = da.from_array(frame.to_numpy(), chunks=(rows_per_chunk, -1))
-        self.columns = frame.columns
+        self.columns, self.dtypes = frame.columns, frame.dtypes
 
     def __dask_graph__(self):
         return self._a.__dask_graph__()

@@ -243,6 +243,26 @@ def check_X(X, name: str = "X", *, n_features: Optional[int] = None, estimator: 
     """
     if is_scipy_sparse(X):
         return check_sparse_X(X, name, n_features=n_features, estimator=estimator)
+    X = real_values(X, name)
+    if X.ndim != 2:
+        raise ValueError(
+            f"Expected a 2-D {name} (n_samples, n_features), got {X.ndim}-D with shape {X.shape}. Reshape your data "
+            "with array.reshape(-1, 1) for a single feature or array.reshape(1, -1) for a single sample."
+        )
+    if X.shape[0] == 0 or X.shape[1] == 0:
+        what = "sample(s)" if X.shape[0] == 0 else "feature(s)"
+        raise ValueError(f"Found array with 0 {what} (shape={X.shape}) while a minimum of 1 is required.")
+    _check_finite_magnitude(X, name)
+    if n_features is not None and X.shape[1] != n_features:
+        raise ValueError(f"{name} has {X.shape[1]} features, but {estimator} is expecting {n_features} features "
+                         "as input")
+    return X
+
+
+def real_values(X, name: str = "X") -> np.ndarray:
+    """X (an array, list or pandas DataFrame, with any column dtypes) as float32 (kept) or float64 values; a clear
+    error for missing values, complex numbers and values that are not real numbers. Also each partition of a Dask
+    DataFrame, so that both paths accept and refuse the same columns."""
     if hasattr(X, "to_numpy"):
         X = X.to_numpy()
     X = np.asarray(X)
@@ -266,21 +286,7 @@ def check_X(X, name: str = "X", *, n_features: Optional[int] = None, estimator: 
             f"{name} must hold real numbers, got dtype {X.dtype}; encode categories numerically first "
             "(dpfair_native.preprocessing.DomainEncoder does it with a declared schema)"
         )
-    if X.ndim != 2:
-        raise ValueError(
-            f"Expected a 2-D {name} (n_samples, n_features), got {X.ndim}-D with shape {X.shape}. Reshape your data "
-            "with array.reshape(-1, 1) for a single feature or array.reshape(1, -1) for a single sample."
-        )
-    if X.shape[0] == 0 or X.shape[1] == 0:
-        what = "sample(s)" if X.shape[0] == 0 else "feature(s)"
-        raise ValueError(f"Found array with 0 {what} (shape={X.shape}) while a minimum of 1 is required.")
-    if X.dtype not in (np.float32, np.float64):
-        X = X.astype(np.float64)
-    _check_finite_magnitude(X, name)
-    if n_features is not None and X.shape[1] != n_features:
-        raise ValueError(f"{name} has {X.shape[1]} features, but {estimator} is expecting {n_features} features "
-                         "as input")
-    return X
+    return X if X.dtype in (np.float32, np.float64) else X.astype(np.float64)
 
 
 MAX_MAGNITUDE = 1e150

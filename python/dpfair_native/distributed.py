@@ -30,9 +30,11 @@ DomainEncoder output's ``domain`` (pass ``domain=encoder.domain_``; see ``fit_da
 Chunking: X must be 2-D with known chunk sizes along the rows (``X.compute_chunk_sizes()`` or
 ``ddf.to_dask_array(lengths=True)`` otherwise); chunks along the columns are merged (``rechunk({1: -1})``: the
 kernels need whole rows). ``y`` and ``sensitive_features`` may be Dask arrays (rechunked to X's row chunks) or
-NumPy arrays (sliced to them). A Dask DataFrame / Series is converted with ``to_dask_array(lengths=True)``; a
-DataFrame's column names (``X.columns``, its schema) are first checked against the domain's declared names and
-kept as ``feature_names_in_``, as for a pandas DataFrame in memory.
+NumPy arrays (sliced to them). A Dask DataFrame / Series is converted with ``to_dask_array(lengths=True)``, after
+each partition's values are taken as in memory where a column has a pandas extension dtype (Int64, boolean,
+category, pyarrow; a frame X with bool or object columns: their float values); a DataFrame's column names
+(``X.columns``, its schema) are first checked against the domain's declared names and kept as
+``feature_names_in_``, as for a pandas DataFrame in memory.
 
 Threads: each partition's kernel call uses ``n_threads`` threads (the estimator's parameter; ``None`` means 1 here,
 since Dask already runs one task per worker thread).
@@ -89,25 +91,54 @@ def _unknown(chunks) -> bool:
     return any(not np.isfinite(c) for c in chunks)
 
 
-def _as_matrix(X, name: str = "X", *, n_features: Optional[int] = None):
-    """A 2-D float Dask array chunked by rows only (known row chunks)."""
+def _numpy_dtypes(frame) -> bool:
+    """Whether every column of a (Dask) DataFrame, or a Series, has a NumPy dtype (no pandas extension dtype such as
+    Int64, boolean, category or a pyarrow type)."""
+    dtypes = frame.dtypes if frame.ndim == 2 else [frame.dtype]
+    return all(isinstance(dtype, np.dtype) for dtype in dtypes)
+
+
+def _real_frame(part, name):
+    """One partition of a Dask DataFrame X as float values, by the in-memory conversion (``real_values``)."""
+    import pandas as pd
+
+    from ._validation import real_values
+
+    return pd.DataFrame(real_values(part, name), index=part.index, columns=part.columns)
+
+
+def _numpy_backed(part):
+    """One partition of a Dask Series (or one-column frame) with its values as pandas' ``to_numpy()`` gives them in
+    memory: Int64 / boolean / pyarrow / 0-1 category columns become int64 or bool, not object."""
+    import pandas as pd
+
+    if part.ndim == 2:
+        return pd.DataFrame(part.to_numpy(), index=part.index, columns=part.columns)
+    return pd.Series(part.to_numpy(), index=part.index, name=part.name)
+
+
+def _as_matrix(X, name: str = "X", *, n_features: Optional[int] = None, rows_known: bool = True):
+    """A 2-D float Dask array chunked by rows only (known row chunks unless ``rows_known=False``, which prediction
+    uses so that a Dask DataFrame is not read before the result is computed)."""
     _, da = _dask()
     if hasattr(X, "to_dask_array"):  # a Dask DataFrame
-        X = X.to_dask_array(lengths=True)
+        if not (_numpy_dtypes(X) and all(dtype.kind in "iuf" for dtype in X.dtypes)):  # bool + float: object
+            X = X.map_partitions(_real_frame, name, meta=_real_frame(X._meta, name))
+        X = X.to_dask_array(lengths=True if rows_known else None)
     if not isinstance(X, da.Array):
         raise TypeError(f"{name} must be a dask.array.Array or a Dask DataFrame, got {type(X).__name__}")
     if X.ndim != 2:
         raise ValueError(f"{name} must be 2-D (n_samples, n_features), got {X.ndim}-D")
     if X.dtype.kind not in "biuf":
         raise TypeError(f"{name} must hold real numbers, got dtype {X.dtype}; encode categories numerically first")
-    if _unknown(X.chunks[0]):
+    if rows_known and _unknown(X.chunks[0]):
         raise ValueError(
             f"{name} has unknown chunk sizes along the rows; call {name}.compute_chunk_sizes() first "
             "(or ddf.to_dask_array(lengths=True) for a DataFrame)"
         )
     if _unknown(X.chunks[1]):
         raise ValueError(f"{name} has an unknown number of columns; pass a Dask array with known shape")
-    if X.shape[0] == 0 or X.shape[1] == 0:
+    if X.shape[0] == 0 or X.shape[1] == 0:  # nan (unknown) rows pass: prediction maps over whatever rows come
         raise ValueError(f"{name} must have at least one row and one column, got shape {X.shape}")
     if n_features is not None and X.shape[1] != n_features:
         raise ValueError(f"{name} has {X.shape[1]} features, but the estimator was fitted with {n_features}")
@@ -123,6 +154,8 @@ def _as_vector(v, X, name: str):
     _, da = _dask()
     n = X.shape[0]
     if hasattr(v, "to_dask_array"):
+        if not _numpy_dtypes(v):
+            v = v.map_partitions(_numpy_backed, meta=_numpy_backed(v._meta))
         v = v.to_dask_array(lengths=True)
     if isinstance(v, da.Array):
         if v.ndim == 2 and v.shape[1] == 1:
@@ -372,8 +405,10 @@ def fit_dask(est, X, y, *, sensitive_features=None):
     """``est.fit(X, y, sensitive_features=...)`` for a Dask ``X`` (called by ``DPClassifierBase.fit``).
 
     Supported: the functional-mechanism estimators (FunctionalMechanismLR, FairFunctionalMechanismLR, PFLR,
-    PFLRStar, PDFC, ADFC) and LogisticRegression / FairLogisticRegression. The order of the checks and of the rng
-    draws is the in-memory ``fit``'s.
+    PFLRStar, PDFC, ADFC) and LogisticRegression / FairLogisticRegression. The checks are the in-memory ``fit``'s
+    and the rng draws come in its order; the checks run per partition, so where the input fails several of them (or
+    one in several rows) the error reported may be another than in memory (e.g. y's before X's, or under
+    ``domain_policy="raise"`` a later row).
 
     Notes
     -----
@@ -582,7 +617,7 @@ def decision_function_dask(est, X):
     """Lazy scores xᵀw + b of a Dask X (a Dask vector with X's row chunks); a Dask DataFrame's column names are
     checked against ``feature_names_in_`` as in memory."""
     est._check_feature_names(X, stacklevel=4)
-    X = _as_matrix(X, n_features=est.n_features_in_)
+    X = _as_matrix(X, n_features=est.n_features_in_, rows_known=False)
     return X.map_blocks(_score_block, est.coef_, est.intercept_, drop_axis=1, dtype=np.float64)
 
 
@@ -620,7 +655,7 @@ def compress_rows(arrays: Dict[str, object], sample_weight=None) -> Tuple[Dict[s
     """
     dask, da = _dask()
     names = list(arrays)
-    first = next(v for v in arrays.values() if is_dask_collection(v))
+    first = next(v for v in [*arrays.values(), sample_weight] if is_dask_collection(v))
     ref = first.to_dask_array(lengths=True) if hasattr(first, "to_dask_array") else first
     if ref.ndim != 1:
         raise ValueError(f"metric inputs must be 1-D (one value per sample), got shape {ref.shape}")

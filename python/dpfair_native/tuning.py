@@ -26,6 +26,7 @@ from ._validation import (
     check_X,
     validate_params,
 )
+from .distributed import is_dask_collection
 from .domain import FeatureDomain
 from .models._base import TrainingDivergedError, user_stacklevel, warn_if_classes_read_from_data
 from .preprocessing import EncodedArray, PrivacyLeakWarning
@@ -314,6 +315,9 @@ class PrivateHyperparameterSearch:
         candidates = list(self.candidates)
         if not candidates or not all(isinstance(c, dict) for c in candidates):
             raise ValueError("candidates must be a non-empty sequence of parameter dicts")
+        if any(is_dask_collection(v) for v in (X, y, sensitive_features)):
+            raise TypeError(f"{type(self).__name__} has no Dask fit (DP-SGD's training is not a sum over rows); pass "
+                            "NumPy arrays (e.g. X.compute() on a sample)")
         domain = getattr(X, "domain", None)  # declared by a DomainEncoder upstream (public); every run gets it
         domain = domain if isinstance(domain, FeatureDomain) else None
         X = check_X(X)
