@@ -61,9 +61,9 @@ void accumulate_batch_impl(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::
     const double z = bias + xw;
     const double r = sigmoid(z) - yi;
 
-    double sq;
+    double norm;
     if (l2 == 0.0) {
-      sq = r * r * (xx + 1.0);  // ‖r·[x, 1]‖²
+      norm = std::abs(r) * std::sqrt(xx + 1.0);  // ‖r·[x, 1]‖ (r² would underflow for |r| < ~1e-162)
     } else {
       // ‖r·x + l2·w‖² summed directly: the expanded form could cancel when r·x ≈ −l2·w.
       double acc[4] = {0.0, 0.0, 0.0, 0.0};
@@ -78,9 +78,8 @@ void accumulate_batch_impl(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::
         const double gj = r * static_cast<double>(x[j * cs]) + l2 * w[j];
         acc[0] += gj * gj;
       }
-      sq = r * r + ((acc[0] + acc[1]) + (acc[2] + acc[3]));
+      norm = std::sqrt(r * r + ((acc[0] + acc[1]) + (acc[2] + acc[3])));
     }
-    const double norm = std::sqrt(sq);
     const double bound = clip[k];
     const double scale = norm > bound ? bound / norm : 1.0;
     const double limit = own_bound ? bound : threshold;

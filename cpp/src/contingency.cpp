@@ -94,8 +94,23 @@ void contingency_g2(const std::int32_t* codes_t, std::ptrdiff_t n, std::ptrdiff_
   // Validate every test before any work (so an error leaves nothing half-computed).
   std::vector<TestShape> shapes;
   shapes.reserve(static_cast<std::size_t>(n_tests));
+  std::vector<char> used(static_cast<std::size_t>(p), 0);
   for (std::ptrdiff_t t = 0; t < n_tests; ++t) {
     shapes.push_back(shape_of(tests + t * width, width, p, n_categories, max_cells));
+    const TestShape& s = shapes.back();
+    used[static_cast<std::size_t>(s.i)] = used[static_cast<std::size_t>(s.j)] = 1;
+    for (std::int64_t k : s.cond) used[static_cast<std::size_t>(k)] = 1;
+  }
+  // The codes index the tables: one outside 0..n_categories[v]-1 would count into another cell or past the table.
+  for (std::ptrdiff_t v = 0; v < p; ++v) {
+    if (!used[static_cast<std::size_t>(v)]) continue;
+    const std::int32_t* x = codes_t + v * n;
+    const std::int64_t r = n_categories[v];
+    for (std::ptrdiff_t row = 0; row < n; ++row) {
+      if (x[row] < 0 || x[row] >= r) {
+        throw std::invalid_argument("codes of variable " + std::to_string(v) + " must lie in 0..n_categories-1");
+      }
+    }
   }
   const int threads = (n_tests * static_cast<std::ptrdiff_t>(n) < 200000) ? 1 : resolve_threads(n_threads);
   parallel_for(n_tests, threads, [&](int, std::ptrdiff_t begin, std::ptrdiff_t end) {

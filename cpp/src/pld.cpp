@@ -57,11 +57,13 @@ double pld_epsilon_for_delta(const double* pmf, std::ptrdiff_t n, std::int64_t o
   const double inf = std::numeric_limits<double>::infinity();
   if (p_inf > delta) return inf;
   std::ptrdiff_t first = 0;  // the losses are increasing: those > 0 are a suffix
-  while (first < n && !(static_cast<double>(first + offset) * h > 0.0)) ++first;
+  // the loss index offset + j in double: exact below 2^53, and no int64 overflow for offsets near ±2^63
+  const double base = static_cast<double>(offset);
+  while (first < n && !((base + static_cast<double>(first)) * h > 0.0)) ++first;
   const std::ptrdiff_t m = n - first;
   if (m == 0) return 0.0;
   std::vector<double> eps(m), s1(m), s2(m);  // s1[k] = Σ_{j>=k} p_j, s2[k] = Σ_{j>=k} p_j e^{−ε_j}
-  for (std::ptrdiff_t k = 0; k < m; ++k) eps[k] = static_cast<double>(first + k + offset) * h;
+  for (std::ptrdiff_t k = 0; k < m; ++k) eps[k] = (base + static_cast<double>(first + k)) * h;
   double acc1 = 0.0, acc2 = 0.0;
   for (std::ptrdiff_t k = m - 1; k >= 0; --k) {
     const double p = pmf[first + k];

@@ -83,8 +83,8 @@ void validate(const Eigen::Ref<const MatrixXd>& Q, const Eigen::Ref<const Vector
 
 [[noreturn]] void throw_singular() {
   throw std::invalid_argument(
-      "H = repair(Q) + ridge*I is singular (floor + ridge = 0 and Q has a zero eigenvalue); "
-      "pass floor > 0 or ridge > 0");
+      "H = repair(Q) + ridge*I is singular (floor + ridge = 0 and Q has a zero eigenvalue, or floor + ridge is "
+      "below rounding at the scale of Q's eigenvalues); pass a larger floor or ridge");
 }
 
 [[noreturn]] void throw_ridge_too_small(double smallest, double floor) {

@@ -149,7 +149,7 @@ void dpsgd_epochs(const MatrixView<T>& Xv, const SgdSteps& steps, const SgdConfi
   const std::ptrdiff_t n_groups = steps.n_groups, n_steps = steps.n_steps;
   require(n >= 0, "dpsgd_epochs: negative size");
   // a single column's stride is never read (NumPy may give a size-1 axis any stride)
-  const bool fused = col_stride == 1 || d <= 1;  // contiguous rows: own vectorized pass; else clip_group_gradients
+  const bool fused = col_stride == 1 || d <= 1 || n == 0;  // contiguous rows: own vectorized pass; else clip_group_gradients
   require(steps.center == nullptr || fused, "dpsgd_epochs: a center needs rows with unit column stride");
   sgd_step::check_center(steps.center, d);
   sgd_step::check_inputs(config, n_groups, clip, group_weights, count_noise != nullptr || config.secure_key != nullptr,

@@ -162,9 +162,9 @@ void clip_batch(const CsrView<T, I>& X, const double* y, const double* w, double
     const std::int64_t k = groups[i];
     const double yi = y[i];
     const double r = sigmoid(bias + xw) - yi;
-    double sq;
+    double norm;
     if (l2 == 0.0) {
-      sq = r * r * (xx + 1.0);
+      norm = std::abs(r) * std::sqrt(xx + 1.0);  // r² would underflow for |r| < ~1e-162
     } else {
       // ‖r·x + l2·w‖² = l2²‖w‖² + Σ_{j in row} [(r x_j + l2 w_j)² − (l2 w_j)²], each non-zero term summed directly.
       // ‖w‖² − Σ_{j in row} w_j² cancels when w sits on the row's columns; both sums have at most d terms, so the
@@ -178,9 +178,8 @@ void clip_batch(const CsrView<T, I>& X, const double* y, const double* w, double
         off += wj * wj;
       }
       const double off_row = std::max(0.0, ww - off) + static_cast<double>(d + 2) * kEpsilon * ww;
-      sq = r * r + acc + l2 * l2 * off_row;
+      norm = std::sqrt(r * r + acc + l2 * l2 * off_row);
     }
-    const double norm = std::sqrt(sq);
     const double bound = clip[k];
     const double scale = norm > bound ? bound / norm : 1.0;
     if (norm > (own_bound ? bound : threshold)) {
@@ -272,6 +271,24 @@ void dpsgd_packed(const Packed& packed, std::ptrdiff_t n, std::ptrdiff_t d, cons
 
 }  // namespace
 
+namespace {
+
+// Unsorted rows (column indices checked already): no column may appear twice in a row (duplicates must be summed
+// first; a kernel would otherwise read two values where scipy reads their sum).
+template <class T, class I>
+void require_no_duplicates(const CsrView<T, I>& X) {
+  std::vector<std::ptrdiff_t> seen(static_cast<std::size_t>(X.cols), -1);
+  for (std::ptrdiff_t i = 0; i < X.rows; ++i) {
+    for (I p = X.indptr[i]; p < X.indptr[i + 1]; ++p) {
+      std::ptrdiff_t& mark = seen[static_cast<std::size_t>(X.indices[p])];
+      require(mark != i, "X has duplicate entries (a column twice in a row); call X.sum_duplicates() first");
+      mark = i;
+    }
+  }
+}
+
+}  // namespace
+
 template <class T, class I>
 void check_csr(CsrView<T, I>& X) {
   const std::ptrdiff_t n = X.rows, d = X.cols;
@@ -291,16 +308,7 @@ void check_csr(CsrView<T, I>& X) {
               "X contains NaN or infinity; remove or impute those values first");
     }
   }
-  if (!sorted) {  // unsorted rows: no column may appear twice in a row (duplicates must be summed first)
-    std::vector<std::ptrdiff_t> seen(static_cast<std::size_t>(d), -1);
-    for (std::ptrdiff_t i = 0; i < n; ++i) {
-      for (I p = X.indptr[i]; p < X.indptr[i + 1]; ++p) {
-        std::ptrdiff_t& mark = seen[static_cast<std::size_t>(X.indices[p])];
-        require(mark != i, "X has duplicate entries (a column twice in a row); call X.sum_duplicates() first");
-        mark = i;
-      }
-    }
-  }
+  if (!sorted) require_no_duplicates(X);
   X.sorted = sorted;
 }
 
@@ -464,7 +472,7 @@ namespace {
 template <bool CountStored, bool Norms, class T, class I>
 bool row_in_domain(const CsrView<T, I>& X, std::ptrdiff_t i, const double* lower, const double* upper,
                    const std::int64_t* group_of, double l1_cap, double l2_cap, std::int64_t* stored,
-                   std::int64_t* hit) {
+                   std::int64_t* hit, bool& sorted) {
   const I lo = X.indptr[i], hi = X.indptr[i + 1];
   require(lo <= hi && static_cast<std::ptrdiff_t>(hi) <= X.capacity,
           "X.indptr must be non-decreasing and within the stored values (X.data / X.indices too short)");
@@ -473,6 +481,7 @@ bool row_in_domain(const CsrView<T, I>& X, std::ptrdiff_t i, const double* lower
   for (I p = lo; p < hi; ++p) {
     const I j = X.indices[p];
     require(j >= 0 && static_cast<std::ptrdiff_t>(j) < X.cols, "X.indices holds a column index outside 0 .. n_features-1");
+    sorted &= p == lo || j > X.indices[p - 1];
     const double v = static_cast<double>(X.data[p]);
     ok &= (v >= lower[j]) & (v <= upper[j]);
     if constexpr (CountStored) ++stored[j];
@@ -495,12 +504,14 @@ bool row_in_domain(const CsrView<T, I>& X, std::ptrdiff_t i, const double* lower
 template <bool CountStored, bool Norms, class T, class I>
 bool rows_in_domain(const CsrView<T, I>& X, std::ptrdiff_t begin, std::ptrdiff_t end, const double* lower,
                     const double* upper, const std::int64_t* group_of, double l1_cap, double l2_cap,
-                    std::int64_t* stored, std::int64_t* hit, const std::atomic<bool>& failed) {
+                    std::int64_t* stored, std::int64_t* hit, bool& sorted, const std::atomic<bool>& failed) {
   constexpr std::ptrdiff_t kRowsPerPoll = 4096;
   for (std::ptrdiff_t i0 = begin; i0 < end; i0 += kRowsPerPoll) {
     const std::ptrdiff_t i1 = std::min(end, i0 + kRowsPerPoll);
     for (std::ptrdiff_t i = i0; i < i1; ++i) {
-      if (!row_in_domain<CountStored, Norms>(X, i, lower, upper, group_of, l1_cap, l2_cap, stored, hit)) return false;
+      if (!row_in_domain<CountStored, Norms>(X, i, lower, upper, group_of, l1_cap, l2_cap, stored, hit, sorted)) {
+        return false;
+      }
     }
     if (failed.load(std::memory_order_relaxed)) return true;
   }
@@ -531,16 +542,21 @@ bool csr_in_domain(const CsrView<T, I>& X, const double* lower, const double* up
                                   n)));
   const std::size_t stored_size = zero_everywhere ? 0 : static_cast<std::size_t>(d);
   std::vector<std::vector<std::int64_t>> stored(static_cast<std::size_t>(chunks));
+  std::vector<char> chunk_sorted(static_cast<std::size_t>(chunks), 1);
   std::atomic<bool> failed{false};
   parallel_for(n, chunks, [&](int k, std::ptrdiff_t begin, std::ptrdiff_t end) {
     std::vector<std::int64_t>& own = stored[static_cast<std::size_t>(k)];
     own.assign(stored_size, 0);
     std::vector<std::int64_t> hit(static_cast<std::size_t>(n_groups), -1);
-    if (!pass(X, begin, end, lower, upper, group_of, l1_cap, l2_cap, own.data(), hit.data(), failed)) {
+    bool sorted = true;
+    if (!pass(X, begin, end, lower, upper, group_of, l1_cap, l2_cap, own.data(), hit.data(), sorted, failed)) {
       failed.store(true, std::memory_order_relaxed);
     }
+    chunk_sorted[static_cast<std::size_t>(k)] = sorted;
   });
   if (failed.load()) return false;
+  // Each stored value was tested alone: two in one cell would pass where their sum, which X holds, may not.
+  if (std::find(chunk_sorted.begin(), chunk_sorted.end(), 0) != chunk_sorted.end()) require_no_duplicates(X);
   for (std::size_t j = 0; j < stored_size; ++j) {
     std::int64_t count = 0;
     for (const auto& own : stored) count += own[j];

@@ -93,10 +93,10 @@ def minimize_quadratic(Q, b, ridge, psd, floor, solver, constraint, tol, max_ite
             )
     else:  # validated by kernels.minimize_quadratic
         raise ValueError(f"unknown psd repair {psd!r}")
-    if h.size and not h.min() > 0.0:  # only when floor + ridge = 0 and Q has an exactly zero eigenvalue
+    if h.size and not h.min() > 0.0:  # floor + ridge = 0 with a zero eigenvalue, or lost to rounding
         raise ValueError(
-            "H = repair(Q) + ridge*I is singular (floor + ridge = 0 and Q has a zero eigenvalue); "
-            "pass floor > 0 or ridge > 0"
+            "H = repair(Q) + ridge*I is singular (floor + ridge = 0 and Q has a zero eigenvalue, or floor + ridge is "
+            "below rounding at the scale of Q's eigenvalues); pass a larger floor or ridge"
         )
 
     # In eigen-coordinates z = Vᵀw the objective is Σ h_j z_j² + (Vᵀb)_j z_j.
@@ -810,6 +810,7 @@ def csr_in_domain(X, lower, upper, groups, l1_cap, l2_cap, pair_sums=None):
     n, d = X.shape
     if n == 0:
         return True
+    _require_no_duplicates(X)
     cols, vals = X.indices, X.data
     chunk = 1 << 20
     with np.errstate(invalid="ignore"):  # NaN fails every comparison, as it should
@@ -829,6 +830,15 @@ def csr_in_domain(X, lower, upper, groups, l1_cap, l2_cap, pair_sums=None):
             if np.any(l1 > l1_cap) or np.any(l2 > l2_cap):
                 return False
     return True
+
+
+def _require_no_duplicates(X):
+    """The native check: no column twice in a row (scipy's cached canonical flag can be stale after an in-place edit
+    of X.indices); each stored value is tested alone, and two in one cell would pass where their sum may not."""
+    rows = np.repeat(np.arange(X.shape[0], dtype=np.int64), np.diff(X.indptr))
+    keys = rows * X.shape[1] + X.indices
+    if keys.size and not np.all(np.diff(keys) > 0) and np.unique(keys).size != keys.size:
+        raise ValueError("X has duplicate entries (a column twice in a row); call X.sum_duplicates() first")
 
 
 def _csr_groups_one_hot(X, groups, pair_sums):

@@ -470,10 +470,12 @@ def check_sensitive_features(sensitive_features, n: int, *, groups=None) -> Tupl
 def check_sparse_X(X, name: str = "X", *, n_features: Optional[int] = None, estimator: str = "the estimator"):
     """A scipy.sparse X as the kernels take it: canonical CSR, float32/float64, finite stored values, >= 1 row and
     column. CSR is kept as is (no copy); CSC and COO are converted once; other formats are refused with the fix."""
-    from .kernels import _csr_matrix
+    from .kernels import _check_csr_structure, _csr_matrix
 
     if not hasattr(X, "format") or not hasattr(X, "tocsr"):
         raise TypeError(f"{name} is a scipy.sparse object of type {type(X).__name__}; pass a CSR matrix")
+    if X.format in ("csr", "csc"):  # before scipy converts it, or the estimator's own products read it
+        _check_csr_structure(X, name)
     X = _csr_matrix(X, name)
     if X.shape[0] == 0 or X.shape[1] == 0:
         raise ValueError(f"{name} must have at least one row and one column, got shape {X.shape}")
