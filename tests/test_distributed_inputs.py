@@ -117,6 +117,11 @@ def test_predict_on_a_dask_frame_reads_nothing_until_computed():
     pred = est.predict(ddf)
     assert reads == [] and isinstance(pred, da.Array)
     np.testing.assert_array_equal(pred.compute(), est.predict(frame))
+    # its row chunks are unknown until computed; a metric computes them (against y of other partitions)
+    yd = da.from_array(y, chunks=70)
+    assert metrics.accuracy(yd, est.predict(ddf)) == metrics.accuracy(y, est.predict(frame))
+    assert metrics.demographic_parity_difference(yd, est.predict(ddf), sensitive_features=y) == pytest.approx(
+        metrics.demographic_parity_difference(y, est.predict(frame), sensitive_features=y), abs=1e-15)
 
 
 # 13 partitions (more than the reduction's fan-in of 8), four of one row and one empty
@@ -191,3 +196,13 @@ def test_the_tuner_refuses_dask_input(which):
     search = PrivateHyperparameterSearch(DPSGDClassifier(target_epsilon=1.0), [{"learning_rate": 1.0}])
     with pytest.raises(TypeError, match="no Dask fit"):
         search.fit(args["X"], args["y"])
+
+
+def test_estimators_without_a_dask_fit_refuse_dask_input_instead_of_computing_it():
+    from dpfair_native.causal import PrivPCStar
+
+    X = da.from_array(np.random.default_rng(4).uniform(-1, 1, size=(200, 3)), chunks=50)
+    with pytest.raises(TypeError, match="Dask collection"):
+        PrivPCStar(epsilon=1.0, clip_norm=2.0, random_state=0).fit(X)
+    with pytest.raises(TypeError, match="no Dask fit"):
+        DPSGDClassifier(target_epsilon=1.0, random_state=0).fit(X, np.arange(200) % 2)

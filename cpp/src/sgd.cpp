@@ -54,7 +54,9 @@ void count_above_below(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::ptrd
     double z = bias;
     for (std::ptrdiff_t j = 0; j < d; ++j) z += static_cast<double>(x[j * cs]) * w[j];
     const double r = 0.5 * (1.0 + std::tanh(0.5 * z)) - y[i];
-    // Same summation as clip_group_gradients (l2 = 0), so both agree on rows at the threshold.
+    // ‖r·[x, 1]‖² term by term (l2 = 0); clip_group_gradients computes |r|·sqrt(‖x‖² + 1) from another residual
+    // formula, so the two can differ by rounding on a row exactly at the threshold (a count's sensitivity is 1 either
+    // way).
     double sq = r * r;
     for (std::ptrdiff_t j = 0; j < d; ++j) {
       const double g = r * static_cast<double>(x[j * cs]);
@@ -149,7 +151,8 @@ void dpsgd_epochs(const MatrixView<T>& Xv, const SgdSteps& steps, const SgdConfi
   const std::ptrdiff_t n_groups = steps.n_groups, n_steps = steps.n_steps;
   require(n >= 0, "dpsgd_epochs: negative size");
   // a single column's stride is never read (NumPy may give a size-1 axis any stride)
-  const bool fused = col_stride == 1 || d <= 1 || n == 0;  // contiguous rows: own vectorized pass; else clip_group_gradients
+  // contiguous rows (or none): own vectorized pass; else clip_group_gradients
+  const bool fused = col_stride == 1 || d <= 1 || n == 0;
   require(steps.center == nullptr || fused, "dpsgd_epochs: a center needs rows with unit column stride");
   sgd_step::check_center(steps.center, d);
   sgd_step::check_inputs(config, n_groups, clip, group_weights, count_noise != nullptr || config.secure_key != nullptr,

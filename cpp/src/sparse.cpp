@@ -554,9 +554,13 @@ bool csr_in_domain(const CsrView<T, I>& X, const double* lower, const double* up
     }
     chunk_sorted[static_cast<std::size_t>(k)] = sorted;
   });
-  if (failed.load()) return false;
-  // Each stored value was tested alone: two in one cell would pass where their sum, which X holds, may not.
-  if (std::find(chunk_sorted.begin(), chunk_sorted.end(), 0) != chunk_sorted.end()) require_no_duplicates(X);
+  // Each stored value was tested alone: two in one cell would pass where their sum, which X holds, may not. A chunk
+  // that failed stopped early, so its rows' order is not fully known: check them all then (as the twin does first).
+  const bool failed_any = failed.load();
+  if (failed_any || std::find(chunk_sorted.begin(), chunk_sorted.end(), 0) != chunk_sorted.end()) {
+    require_no_duplicates(X);
+  }
+  if (failed_any) return false;
   for (std::size_t j = 0; j < stored_size; ++j) {
     std::int64_t count = 0;
     for (const auto& own : stored) count += own[j];

@@ -953,7 +953,7 @@ def pld_epsilon_for_delta(pmf, offset, h, p_inf, delta):
     A − e^ε B between grid losses."""
     if p_inf > delta:
         return math.inf
-    eps = (np.arange(pmf.shape[0]) + offset) * h
+    eps = (float(offset) + np.arange(pmf.shape[0], dtype=np.float64)) * h  # as natively: no int64 wrap near 2^63
     keep = eps > 0
     eps, p = eps[keep], pmf[keep]
     if eps.size == 0:

@@ -243,6 +243,12 @@ def check_X(X, name: str = "X", *, n_features: Optional[int] = None, estimator: 
     """
     if is_scipy_sparse(X):
         return check_sparse_X(X, name, n_features=n_features, estimator=estimator)
+    from .distributed import is_dask_collection  # no Dask import
+
+    if is_dask_collection(X):  # np.asarray would compute the whole collection into memory
+        raise TypeError(f"{name} is a Dask collection, and {estimator} has no Dask path here; pass NumPy arrays (e.g. "
+                        f"{name}.compute() on a sample), or use an estimator with a Dask fit (the functional-mechanism "
+                        "family, LogisticRegression)")
     X = real_values(X, name)
     if X.ndim != 2:
         raise ValueError(
@@ -470,12 +476,12 @@ def check_sensitive_features(sensitive_features, n: int, *, groups=None) -> Tupl
 def check_sparse_X(X, name: str = "X", *, n_features: Optional[int] = None, estimator: str = "the estimator"):
     """A scipy.sparse X as the kernels take it: canonical CSR, float32/float64, finite stored values, >= 1 row and
     column. CSR is kept as is (no copy); CSC and COO are converted once; other formats are refused with the fix."""
-    from .kernels import _check_csr_structure, _csr_matrix
+    from .kernels import _check_sparse_structure, _csr_matrix
 
     if not hasattr(X, "format") or not hasattr(X, "tocsr"):
         raise TypeError(f"{name} is a scipy.sparse object of type {type(X).__name__}; pass a CSR matrix")
-    if X.format in ("csr", "csc"):  # before scipy converts it, or the estimator's own products read it
-        _check_csr_structure(X, name)
+    if X.format == "csr":  # before the estimator's own products read it (_csr_matrix checks what it converts)
+        _check_sparse_structure(X, name)
     X = _csr_matrix(X, name)
     if X.shape[0] == 0 or X.shape[1] == 0:
         raise ValueError(f"{name} must have at least one row and one column, got shape {X.shape}")

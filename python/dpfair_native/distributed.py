@@ -27,14 +27,15 @@ boundary could round to the neighbouring grid point; and a selection picks anoth
 utilities tie to ~1e-12 relative. Same release needs the same declared domain: a Dask array does not carry a
 DomainEncoder output's ``domain`` (pass ``domain=encoder.domain_``; see ``fit_dask``).
 
-Chunking: X must be 2-D with known chunk sizes along the rows (``X.compute_chunk_sizes()`` or
-``ddf.to_dask_array(lengths=True)`` otherwise); chunks along the columns are merged (``rechunk({1: -1})``: the
-kernels need whole rows). ``y`` and ``sensitive_features`` may be Dask arrays (rechunked to X's row chunks) or
-NumPy arrays (sliced to them). A Dask DataFrame / Series is converted with ``to_dask_array(lengths=True)``, after
-each partition's values are taken as in memory where a column has a pandas extension dtype (Int64, boolean,
-category, pyarrow; a frame X with bool or object columns: their float values); a DataFrame's column names
-(``X.columns``, its schema) are first checked against the domain's declared names and kept as
-``feature_names_in_``, as for a pandas DataFrame in memory.
+Chunking: to fit, X must be 2-D with known chunk sizes along the rows (``X.compute_chunk_sizes()`` or
+``ddf.to_dask_array(lengths=True)`` otherwise; a Dask DataFrame gets them from its lengths, one pass); prediction
+takes unknown ones (a Dask DataFrame is not read before the result is computed) and the metrics compute them; chunks
+along the columns are merged (``rechunk({1: -1})``: the kernels need whole rows). ``y`` and ``sensitive_features``
+may be Dask arrays (rechunked to X's row chunks) or NumPy arrays (sliced to them). A Dask DataFrame / Series is
+converted with ``to_dask_array(lengths=True)``, after each partition's values are taken as in memory where a column
+has a pandas extension dtype (Int64, boolean, category, pyarrow; a frame X with bool or object columns: their float
+values); a DataFrame's column names (``X.columns``, its schema) are first checked against the domain's declared
+names and kept as ``feature_names_in_``, as for a pandas DataFrame in memory.
 
 Threads: each partition's kernel call uses ``n_threads`` threads (the estimator's parameter; ``None`` means 1 here,
 since Dask already runs one task per worker thread).
@@ -655,6 +656,10 @@ def compress_rows(arrays: Dict[str, object], sample_weight=None) -> Tuple[Dict[s
     """
     dask, da = _dask()
     names = list(arrays)
+    unknown = lambda v: isinstance(v, da.Array) and _unknown(v.chunks[0])  # noqa: E731
+    # e.g. predict() of a Dask DataFrame, lazy with unknown row chunks: the metric computes it anyway, in two passes
+    arrays = {k: v.compute_chunk_sizes() if unknown(v) else v for k, v in arrays.items()}
+    sample_weight = sample_weight.compute_chunk_sizes() if unknown(sample_weight) else sample_weight
     first = next(v for v in [*arrays.values(), sample_weight] if is_dask_collection(v))
     ref = first.to_dask_array(lengths=True) if hasattr(first, "to_dask_array") else first
     if ref.ndim != 1:

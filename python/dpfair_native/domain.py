@@ -517,6 +517,7 @@ def _contains_all_sparse(self, X, pair_sums=None, n_threads=None) -> bool:
     pass over the stored values by the native kernel when the extension is built, else its NumPy twin."""
     from . import kernels  # lazily: kernels imports modules that import this one
 
+    kernels._check_sparse_structure(X, "X")  # scipy's conversion trusts it
     X = X.tocsr()
     if len(X.shape) != 2 or X.shape[1] != self.d:
         raise ValueError(f"X must be 2-D with {self.d} columns (the domain's d), got shape {X.shape}")
@@ -535,6 +536,9 @@ def _project_sparse(self, X, policy: str):
     on the data. "raise": the dense error for the first row outside."""
     import scipy.sparse as sp
 
+    from .kernels import _check_sparse_structure
+
+    _check_sparse_structure(X, "X")  # scipy's conversion and products trust it
     X = X.tocsr().astype(np.float64, copy=True)
     if len(X.shape) != 2 or X.shape[1] != self.d:
         raise ValueError(f"X must be 2-D with {self.d} columns (the domain's d), got shape {X.shape}")

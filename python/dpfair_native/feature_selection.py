@@ -89,6 +89,9 @@ def relevance_scores(X, y, domain, q: float, *, policy: str = "clip") -> np.ndar
         raise ValueError(f"y must have one label per row of X ({n}), got shape {r.shape}")
     mid, width = 0.5 * (lo + hi), hi - lo
     if is_scipy_sparse(X):
+        from .kernels import _check_sparse_structure
+
+        _check_sparse_structure(X, "X")  # scipy's conversion trusts it
         Xc = X.tocsc(copy=True)
         Xc.sum_duplicates()  # one stored value per (row, column), as a dense row has: clip the sum, not its parts
         cols = np.repeat(np.arange(d), np.diff(Xc.indptr))

@@ -108,10 +108,13 @@ def _threads(n_threads: Optional[int]) -> int:
     return int(n_threads)
 
 
-def _busy_threads(threads: int, work: int) -> int:
-    """How many of ``threads`` a dense kernel starts for ``work`` multiply-adds (at least 50,000 each: the native
-    ``threads_for`` of poly2 and logistic_newton), so that a memory check counts only their accumulators."""
-    return max(1, min(threads, work // 50_000))
+def _busy_threads(threads: int, X, width: int) -> int:
+    """How many of ``threads`` a kernel may start on X with ``width``-wide rows, so that a memory check counts only
+    their accumulators: dense, at least 50,000 multiply-adds each (the native ``threads_for`` of poly2 and
+    logistic_newton); CSR, whose rule counts pairs of non-zeros, all of them (conservative)."""
+    if _is_csr(X):
+        return threads
+    return max(1, min(threads, X.shape[0] * width // 50_000))
 
 
 def _float_matrix(X, name: str) -> np.ndarray:
@@ -215,7 +218,7 @@ def poly2_coefficients(
     n, d = X.shape
     one_hot_of = None if one_hot_groups is None else _column_groups(one_hot_groups, d)
     threads = _threads(n_threads)
-    _check_square_fits(d, _busy_threads(threads, n * d) + 1, "X")  # a d×d accumulator per thread, and Q
+    _check_square_fits(d, _busy_threads(threads, X, d) + 1, "X")  # a d×d accumulator per thread, and Q
     if one_hot_of is not None and not (_is_csr(X) and _square_fits(d, 2 * threads + 3)):
         one_hot_of = None  # the basis also needs (d+1)² per thread and two for the change of basis: a hint, dropped
     a = _float_vector(a, n, "a")
@@ -397,7 +400,7 @@ def clip_group_gradients(
     threads = _threads(n_threads)
     if backend == "numpy":
         if _is_csr(X):
-            _check_csr_structure(X, "X")
+            _check_sparse_structure(X, "X")
         _all_finite(_values(X[rows]), "X")
         return _reference.clip_group_gradients(X, y, w, bias, rows, groups, clip, threshold, l2)
     if _is_csr(X):
@@ -770,7 +773,7 @@ def logistic_newton(
         raise ValueError(f"max_iter must be an integer >= 1, got {max_iter!r}")
     m = d + 1 if fit_intercept else d
     threads = _threads(n_threads)
-    _check_square_fits(m, _busy_threads(threads, X.shape[0] * m) + 3, "X")
+    _check_square_fits(m, _busy_threads(threads, X, m) + 3, "X")
     a = None
     tau = 0.0
     if constraint is not None:
@@ -1008,7 +1011,8 @@ def _csr_matrix(X, name: str):
         )
     if len(X.shape) != 2:
         raise ValueError(f"{name} must be 2-D (n_samples, n_features), got shape {X.shape}")
-    if fmt != "csr":
+    if fmt != "csr":  # scipy's conversion trusts the structure as its products do
+        _check_sparse_structure(X, name)
         X = X.tocsr()
     if X.dtype not in (np.float32, np.float64):
         if X.dtype.kind not in "biuf":
@@ -1020,15 +1024,24 @@ def _csr_matrix(X, name: str):
     return X
 
 
-def _check_csr_structure(X, name: str) -> None:
-    """Offsets non-decreasing and within the stored values, indices in 0 .. n_features-1 (CSR; CSC by its columns):
-    scipy's constructor checks neither, and its products (the NumPy twins', the estimators') trust them and can
-    crash the process on a violation; the native kernels check them themselves. O(nnz) vectorised (~4-6 ms for
-    8 M values), so it runs where scipy is about to compute — the twins, and an estimator's input once per fit or
-    predict — not on every native call of a fit's loop. On a new object over the same arrays, since scipy's check
-    may rewrite the attributes of the matrix it checks."""
+def _check_sparse_structure(X, name: str) -> None:
+    """A CSR/CSC matrix's offsets non-decreasing and within the stored values and its indices within the shape, or a
+    COO matrix's coordinates within the shape: scipy's constructors check neither after an in-place edit, and its
+    conversions and products (the NumPy twins', the estimators') trust them and can crash the process on a
+    violation; the native kernels check CSR themselves. O(nnz) vectorised (~3-6 ms for 8 M values), so it runs
+    where scipy is about to compute — a conversion, the twins, an estimator's input once per fit or predict — not on
+    every native call of a fit's loop. It checks a new scipy object over the same arrays, since scipy's check may
+    rewrite the attributes of the matrix it checks (and a subclass's constructor may take other arguments)."""
+    import scipy.sparse as sp
+
+    if X.format not in ("csr", "csc", "coo"):  # the others (lil, dok, ...) are built from Python objects
+        return
     try:
-        type(X)((X.data, X.indices, X.indptr), shape=X.shape, copy=False).check_format(full_check=True)
+        if X.format == "coo":
+            sp.coo_array((X.data, (X.row, X.col)), shape=X.shape)
+        else:
+            kind = {"csr": sp.csr_array, "csc": sp.csc_array}[X.format]
+            kind((X.data, X.indices, X.indptr), shape=X.shape, copy=False).check_format(full_check=True)
     except ValueError as exc:
         raise ValueError(f"{name} is not a valid {X.format.upper()} matrix ({exc})") from None
 
@@ -1036,7 +1049,7 @@ def _check_csr_structure(X, name: str) -> None:
 def _twin_input(X) -> None:
     """What the NumPy twins need of X before scipy reads it: a valid CSR structure, finite values."""
     if _is_csr(X):
-        _check_csr_structure(X, "X")
+        _check_sparse_structure(X, "X")
     _all_finite(_values(X), "X")
 
 
@@ -1080,7 +1093,7 @@ def csr_in_domain(X, lower, upper, groups=(), l1_cap=None, l2_cap=None, *, pair_
     group_of = _column_groups(groups, d)
     caps = [np.inf if c is None else float(c) for c in (l1_cap, l2_cap)]
     if backend == "numpy":
-        _check_csr_structure(X, "X")
+        _check_sparse_structure(X, "X")
         return _reference.csr_in_domain(X, lower, upper, groups, *caps, pair_sums)
     return bool(_native().csr_in_domain(*_csr_arrays(X), lower, upper, group_of, len(groups), *caps, threads))
 
