@@ -85,7 +85,9 @@ def laplace_scale(sensitivity: float, epsilon: float) -> float:
     Lap(b) is ε-DP for an L1 sensitivity Δ when Δ/b <= ε, i.e. b·ε >= Δ. Plain division rounds to the nearest
     float, which is below the exact ratio for about half of the inputs, so the noise would be half an ulp short of
     what the stated ε needs. Read the other way, ``laplace_scale(Δ, b)`` is Δ/b rounded up: an ε that Lap(b)
-    certainly guarantees. Correct rounding is within half an ulp, so at most one step up is ever needed.
+    certainly guarantees. Correct rounding is within half an ulp, so at most one step up is ever needed. (The float
+    exponential mechanisms' rates ε/(2Δ) are not rounded so: their exp() and sampling round by more than half an ulp
+    anyway, which only the ``secure=True`` permute-and-flip path avoids.)
     """
     scale = sensitivity / epsilon
     if not (math.isfinite(sensitivity) and math.isfinite(epsilon) and math.isfinite(scale)):
