@@ -656,10 +656,11 @@ def compress_rows(arrays: Dict[str, object], sample_weight=None) -> Tuple[Dict[s
     """
     dask, da = _dask()
     names = list(arrays)
-    unknown = lambda v: isinstance(v, da.Array) and _unknown(v.chunks[0])  # noqa: E731
-    # e.g. predict() of a Dask DataFrame, lazy with unknown row chunks: the metric computes it anyway, in two passes
-    arrays = {k: v.compute_chunk_sizes() if unknown(v) else v for k, v in arrays.items()}
-    sample_weight = sample_weight.compute_chunk_sizes() if unknown(sample_weight) else sample_weight
+    def known_rows(v):  # e.g. predict() of a Dask DataFrame, lazy with unknown row chunks: computed here (a pass)
+        return v.compute_chunk_sizes() if isinstance(v, da.Array) and _unknown(v.chunks[0]) else v
+
+    arrays = {k: known_rows(v) for k, v in arrays.items()}
+    sample_weight = known_rows(sample_weight)
     first = next(v for v in [*arrays.values(), sample_weight] if is_dask_collection(v))
     ref = first.to_dask_array(lengths=True) if hasattr(first, "to_dask_array") else first
     if ref.ndim != 1:
