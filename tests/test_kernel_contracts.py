@@ -193,3 +193,12 @@ def test_a_shift_lost_to_rounding_is_not_blamed_on_floor_plus_ridge():
     for backend in BACKENDS:
         with pytest.raises(ValueError, match="below rounding"):
             kernels.minimize_quadratic((A + A.T) * 1e8, np.ones(5), psd="shift", backend=backend)
+
+
+def test_the_domain_check_reads_no_column_index_unchecked_after_an_early_failure():
+    """Row 0 fails the bounds, so the pass stops before row 1, whose column index is past the shape; the duplicate
+    scan that follows a failure then read it as an index into its own array (a write past it)."""
+    X = sp.csr_matrix((np.array([5.0, 1.0]), np.array([0, 1]), np.array([0, 1, 2])), shape=(2, 3))
+    X.indices[1] = 8  # in place, past the 3 columns
+    with pytest.raises(ValueError, match="outside 0 .. n_features-1"):
+        kernels.csr_in_domain(X, np.zeros(3), np.ones(3))

@@ -273,14 +273,20 @@ void dpsgd_packed(const Packed& packed, std::ptrdiff_t n, std::ptrdiff_t d, cons
 
 namespace {
 
-// Unsorted rows (column indices checked already): no column may appear twice in a row (duplicates must be summed
-// first; a kernel would otherwise read two values where scipy reads their sum).
+// No column may appear twice in a row (duplicates must be summed first; a kernel would otherwise read two values
+// where scipy reads their sum). Checks the offsets and column indices it reads itself: csr_in_domain calls it after
+// a pass that may have stopped before some rows.
 template <class T, class I>
 void require_no_duplicates(const CsrView<T, I>& X) {
   std::vector<std::ptrdiff_t> seen(static_cast<std::size_t>(X.cols), -1);
   for (std::ptrdiff_t i = 0; i < X.rows; ++i) {
+    require(X.indptr[i] <= X.indptr[i + 1] && static_cast<std::ptrdiff_t>(X.indptr[i + 1]) <= X.capacity,
+            "X.indptr must be non-decreasing and within the stored values (X.data / X.indices too short)");
     for (I p = X.indptr[i]; p < X.indptr[i + 1]; ++p) {
-      std::ptrdiff_t& mark = seen[static_cast<std::size_t>(X.indices[p])];
+      const I j = X.indices[p];
+      require(j >= 0 && static_cast<std::ptrdiff_t>(j) < X.cols,
+              "X.indices holds a column index outside 0 .. n_features-1");
+      std::ptrdiff_t& mark = seen[static_cast<std::size_t>(j)];
       require(mark != i, "X has duplicate entries (a column twice in a row); call X.sum_duplicates() first");
       mark = i;
     }
