@@ -517,9 +517,7 @@ def _contains_all_sparse(self, X, pair_sums=None, n_threads=None) -> bool:
     pass over the stored values by the native kernel when the extension is built, else its NumPy twin."""
     from . import kernels  # lazily: kernels imports modules that import this one
 
-    kernels._check_sparse_structure(X, "X")  # scipy's conversion trusts it
-    X = X.tocsr()
-    if len(X.shape) != 2 or X.shape[1] != self.d:
+    if len(X.shape) != 2 or X.shape[1] != self.d:  # csr_in_domain converts (and checks) CSC and COO
         raise ValueError(f"X must be 2-D with {self.d} columns (the domain's d), got shape {X.shape}")
     backend = "native" if kernels.native_available() else "numpy"
     return kernels.csr_in_domain(X, self._lower, self._upper, [list(g) for g in self._groups], self._l1_cap,
