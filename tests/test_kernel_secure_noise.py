@@ -178,7 +178,8 @@ def test_secure_loop_native_equals_reference(rule, noise):
 
 
 def test_secure_loop_noise_is_on_the_grid_with_the_inflated_std(backend):
-    """One step with an empty batch: params = −lr·γ·Z/b, so params/γ must be integers and their spread σ·(s + γ√D)."""
+    """One step with an empty batch: params = −lr·γ·Z/b, so params/γ must be integers and their spread σ·L·γ with
+    L = ⌈s/γ + √D/2⌉ + 1 (the row bound in grid units)."""
     d = 3999 if backend == "native" else 399
     X = np.zeros((4, d))
     y = np.zeros(4)
@@ -192,7 +193,9 @@ def test_secure_loop_noise_is_on_the_grid_with_the_inflated_std(backend):
     gamma = math.ldexp(1.0, e - 1)
     z = -params / gamma
     assert np.array_equal(z, np.round(z)) and gamma * math.sqrt(D) <= 1e-4 * clip
-    target = sigma * (clip + gamma * math.sqrt(D))
+    limit = math.ceil(clip / gamma + math.sqrt(D) / 2) + 1
+    assert _reference.secure_grid(sigma, clip, 1e-4, D)[:2] == (gamma, limit)
+    target = sigma * limit * gamma
     assert abs(np.std(params) / target - 1) < 5 / math.sqrt(2 * D)
     # Negative control: √2 less noise would be outside the same band.
     assert abs(np.std(params) / (target * math.sqrt(2)) - 1) > 5 / math.sqrt(2 * D)
@@ -212,3 +215,53 @@ def test_secure_loop_is_reproducible_by_key_and_validates(backend):
     with pytest.raises(ValueError, match="grid_inflation"):
         kernels.dpsgd_epochs(X, y, np.zeros(6), rows, offsets, np.full(3, 0.3), None, secure_key=bytes(32),
                              grid_inflation=0.0, **kw)
+
+
+def _exact_norm2(v):
+    return sum(Fraction(float(x)) ** 2 for x in v)
+
+
+@pytest.mark.parametrize("center", [False, True])
+def test_secure_step_moves_by_one_rows_integer_vector_of_norm_at_most_L(backend, center):
+    """Add/remove one batch row: with the same key the noise is the same, so one step from 0 (lr = b = 1) releases
+    γ·(Σ k_i + Z) on both sides and the two releases differ by that row's grid vector k = rint(c·[x − μ, 1]/γ),
+    exactly, of integer norm <= L. Large rows are all clipped to s, and their float clipped vectors c·[x − μ, 1]
+    overshoot s by a few ulps (checked exactly: the hazard the integer check removes)."""
+    rng = np.random.default_rng(5)
+    n, d = 40, 7
+    X = rng.uniform(-30, 30, size=(n, d))
+    y = (rng.uniform(size=n) < 0.5).astype(np.float64)
+    mu = rng.uniform(-1, 1, size=d) if center else None
+    clip, sigma = 0.7, 1.1
+    gamma, limit, _, _ = _reference.secure_grid(sigma, clip, 1e-4, d + 1)
+    V, coef = _reference._clipped_rows(X, y, np.zeros(d), 0.0, np.arange(n), np.zeros(n, dtype=np.int64),
+                                       np.array([clip]), np.ones(1), mu)
+    assert max(_exact_norm2(coef[i] * V[i]) for i in range(n)) > Fraction(clip) ** 2  # float clipping overshoots
+    rows = np.arange(n, dtype=np.int64)
+
+    def release(batch):
+        params, _ = kernels.dpsgd_epochs(X, y, np.zeros(d + 1), batch, np.array([0, batch.size]), np.ones(1), None,
+                                         clip=clip, noise_multiplier=sigma, expected_batch_size=1.0,
+                                         secure_key=bytes(range(32)), backend=backend, center=mu)
+        units = -params / gamma
+        assert np.array_equal(units, np.round(units))
+        return units.astype(np.int64)
+
+    full = release(rows)
+    for i in (0, 17, n - 1):
+        k = full - release(np.delete(rows, i))
+        assert sum(int(v) ** 2 for v in k) <= limit**2
+        np.testing.assert_array_equal(k, np.rint(coef[i] * V[i] / gamma).astype(np.int64))
+
+
+def test_secure_row_units_admits_exactly_the_rows_within_L():
+    """The integer check, on hand-made grid vectors (γ = 1, L = 5): (3, 4) has norm 5 and enters; (4, 4) and (6, 0)
+    do not, nor does a NaN row, and the retry at c·(1 − 2^-20) cannot bring them inside; a row at 5 + 2^-30 rounds to
+    5 and enters."""
+    V = np.array([[3.0, 4.0], [4.0, 4.0], [6.0, 0.0], [np.nan, 1.0], [5.0 + 2.0**-30, 0.0]])
+    assert _reference.secure_row_units(V, np.ones(5), 1.0, 5).tolist() == [8, 4]
+    assert _reference.secure_row_units(V[:1], np.array([2.0]), 1.0, 5).tolist() == [0, 0]
+    assert _reference.secure_row_units(V[:1], np.array([0.5]), 1.0, 5).tolist() == [2, 2]
+    # a row just outside rounds back inside at the retry once L is large enough for 2^-20 to move it
+    big = 2**22
+    assert _reference.secure_row_units(np.array([[big + 2.0]]), np.ones(1), 1.0, big).tolist() == [big - 2]

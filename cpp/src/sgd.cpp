@@ -113,25 +113,105 @@ void residuals_and_norms(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::pt
   }
 }
 
-// Secure mode's release of the clipped sum (see SgdConfig): sum <- γ·(rint(sum/γ) + Z), Z ~ N_Z(0, σ_g²) per
-// coordinate, exact on the grid.
-void secure_round_and_noise(ChaCha20Bits& rng, double sigma, double s, double inflation, std::vector<double>& sum) {
-  const double root_d = std::sqrt(static_cast<double>(sum.size()));
-  double gamma = 1.0;
-  if (s > 0.0) {  // x = m·2^e with m in [0.5, 1): the largest power of two <= x is 2^(e−1), exactly
-    int e = 0;
-    std::frexp(inflation * s / root_d, &e);
-    gamma = std::ldexp(1.0, e - 1);
-  }
-  while (sigma * (s + gamma * root_d) / gamma > 8388608.0) gamma *= 2.0;  // σ_g <= 2^23
-  const double sd = sigma * (s + gamma * root_d) / gamma;
+// Secure mode's grid for one step's release (see SgdConfig): γ = 2^(e−1), 1/γ, the row bound L in grid units and
+// σ_g² = (σ·L)² as a rational rounded up.
+struct SecureGrid {
+  double gamma = 1.0, inv_gamma = 1.0;
+  std::int64_t limit = 0;
   std::uint64_t num = 0, den = 1;
-  sigma2_upper_rational(sd * sd, num, den);
-  constexpr double kMaxSteps = 4503599627370496.0;  // 2^52
-  for (double& v : sum) {
-    const double k = std::min(kMaxSteps, std::max(-kMaxSteps, std::nearbyint(v / gamma)));
-    const auto released = static_cast<std::int64_t>(k) + discrete_gaussian(rng, num, den);
-    v = static_cast<double>(released) * gamma;
+};
+
+constexpr double kMaxRowUnits = 67108864.0;   // L <= 2^26: a row's k_j² <= 2^52, so its Σ k_j² is exact in double
+constexpr double kMaxNoiseUnits = 8388608.0;  // σ·L <= 2^23: the grid noise stays below 2^24 units
+
+SecureGrid secure_grid(double sigma, double s, double inflation, std::ptrdiff_t D) {
+  const double root_d = std::sqrt(static_cast<double>(D));
+  int e = 1;
+  if (s > 0.0) std::frexp(inflation * s / root_d, &e);  // x = m·2^e, m in [0.5, 1): 2^(e−1) <= x, exactly
+  auto limit_at = [&](int ex) { return std::ceil(std::ldexp(s, 1 - ex) + 0.5 * root_d) + 1.0; };
+  while (limit_at(e) > kMaxRowUnits || sigma * limit_at(e) > kMaxNoiseUnits) ++e;
+  SecureGrid g;
+  g.gamma = std::ldexp(1.0, e - 1);
+  g.inv_gamma = std::ldexp(1.0, 1 - e);
+  g.limit = static_cast<std::int64_t>(limit_at(e));
+  const double sd = sigma * static_cast<double>(g.limit);
+  sigma2_upper_rational(sd * sd, g.num, g.den);  // its +1 in the last place covers sd·sd's two roundings
+  return g;
+}
+
+// The batch's sum of grid vectors k_i = rint(c_i·[x_i − μ, 1]/γ), each admitted only if Σ_j k_ij² <= L², a test
+// that is exact in double in any summation order: k_ij is an integer (rint by adding and subtracting 1.5·2^52,
+// round-half-even like NumPy's rint, for |q| < 2^51; beyond, the square alone exceeds L²); while every |k_ij| <= L
+// <= 2^26 each square (<= 2^52) and every partial sum up to 2^53 is exact, and a term or partial sum above L²
+// (itself <= 2^52, exact) rounds to a value above L² and nonnegative terms keep it there.
+// The admitted rows accumulate in double, exact below 2^53 (2^26 rows of at most 2^26), flushed into int64 units.
+class SecureRowSum {
+ public:
+  SecureRowSum(const SecureGrid& g, std::ptrdiff_t width)
+      : limit_(static_cast<double>(g.limit)), limit2_(limit_ * limit_), inv_gamma_(g.inv_gamma),
+        q_(width), acc_(Eigen::ArrayXd::Zero(width)), units_(static_cast<std::size_t>(width), 0) {}
+
+  // Adds row x (d values; center μ or nullptr) scaled by c; returns false, adding nothing, if the row fails.
+  template <class T>
+  bool add(const T* x, std::ptrdiff_t d, const double* center, double c) {
+    const double scaled = c * inv_gamma_;  // exact: a power-of-two scaling, so fl(scaled·v) = fl(c·v)/γ
+    double* q = q_.data();
+    if (center != nullptr) {
+      for (std::ptrdiff_t j = 0; j < d; ++j) q[j] = grid_round((static_cast<double>(x[j]) - center[j]) * scaled);
+    } else {
+      for (std::ptrdiff_t j = 0; j < d; ++j) q[j] = grid_round(static_cast<double>(x[j]) * scaled);
+    }
+    q[d] = grid_round(scaled);
+    // four partial sums, so the loop vectorizes (any order is exact here, see above)
+    double part[4] = {0.0, 0.0, 0.0, 0.0};
+    const std::ptrdiff_t D = d + 1;
+    std::ptrdiff_t j = 0;
+    for (; j + 4 <= D; j += 4) {
+      for (int l = 0; l < 4; ++l) part[l] += q[j + l] * q[j + l];
+    }
+    for (; j < D; ++j) part[0] += q[j] * q[j];
+    if (!((part[0] + part[1]) + (part[2] + part[3]) <= limit2_)) return false;  // NaN fails; so does |k_j| > L
+    double* acc = acc_.data();
+    for (std::ptrdiff_t k = 0; k < D; ++k) acc[k] += q[k];
+    if (++pending_ == kFlushRows) flush();
+    return true;
+  }
+
+  // The integer sum of the admitted rows.
+  const std::vector<std::int64_t>& units() {
+    flush();
+    return units_;
+  }
+
+ private:
+  static constexpr std::int64_t kFlushRows = std::int64_t(1) << 26;
+  // rint(q), round-half-even, for |q| < 2^51 (adding and subtracting 1.5·2^52); beyond, a value of similar size
+  static double grid_round(double q) {
+    constexpr double kRound = 6755399441055744.0;
+    const double shifted = q + kRound;
+    return shifted - kRound;
+  }
+  void flush() {
+    for (std::size_t j = 0; j < units_.size(); ++j) {
+      units_[j] += static_cast<std::int64_t>(acc_(static_cast<Eigen::Index>(j)));
+    }
+    acc_.setZero();
+    pending_ = 0;
+  }
+  double limit_, limit2_, inv_gamma_;
+  Eigen::ArrayXd q_, acc_;
+  std::vector<std::int64_t> units_;
+  std::int64_t pending_ = 0;
+};
+
+// Releases γ·(k_j + Z_j), k_j = units_j clamped to ±2^52 grid steps (1-Lipschitz per coordinate, so no added
+// sensitivity; the sum is then exact in float64), Z_j ~ N_Z(0, σ_g²).
+void secure_release(ChaCha20Bits& rng, const SecureGrid& g, const std::vector<std::int64_t>& units,
+                    std::vector<double>& total) {
+  constexpr std::int64_t kMaxSteps = std::int64_t(1) << 52;
+  for (std::size_t j = 0; j < units.size(); ++j) {
+    const std::int64_t k = std::min(kMaxSteps, std::max(-kMaxSteps, units[j]));
+    total[j] = static_cast<double>(k + discrete_gaussian(rng, g.num, g.den)) * g.gamma;
   }
 }
 
@@ -170,6 +250,7 @@ void dpsgd_epochs(const MatrixView<T>& Xv, const SgdSteps& steps, const SgdConfi
   const bool secure = config.secure_key != nullptr;
   require(!secure || (std::isfinite(config.grid_inflation) && config.grid_inflation > 0.0),
           "grid_inflation must be a finite number > 0");
+  require(!secure || fused, "dpsgd_epochs: secure mode needs rows with unit column stride");
   std::unique_ptr<ChaCha20Bits> secure_rng;
   std::uint64_t count_num = 0, count_den = 1;
   if (secure) {
@@ -204,12 +285,36 @@ void dpsgd_epochs(const MatrixView<T>& Xv, const SgdSteps& steps, const SgdConfi
                           [&](std::ptrdiff_t j, std::ptrdiff_t per_step) { return count_noise_at(t, j, per_step); },
                           bounds, weights);
 
-    // total = Σ_i a_k(i) · g_i · min(1, C_k(i)/‖g_i‖) (zeroed by the previous step's update)
-    if (fused) {
+    const double s_step = sgd_step::step_sensitivity(config, bounds, weights, step_bounds + static_cast<std::size_t>(t) * K);
+    // total = Σ_i a_k(i) · g_i · min(1, C_k(i)/‖g_i‖) (zeroed by the previous step's update); secure mode sums each
+    // row's grid vector in integers instead and releases the exact sum with its noise
+    if (secure && sigma > 0.0) {
+      const SecureGrid grid = secure_grid(sigma, s_step, config.grid_inflation, width);
+      SecureRowSum row_sum(grid, width);
+      constexpr std::ptrdiff_t kRowsAhead = 4;  // as in residuals_and_norms (the rows were checked there)
+      for (std::ptrdiff_t r = 0; r < m; ++r) {
+        if (r + kRowsAhead < m) {
+          prefetch_bytes(X + rows[r + kRowsAhead] * row_stride, d * static_cast<std::ptrdiff_t>(sizeof(T)));
+        }
+        const std::int64_t i = rows[r];
+        const double coef = sgd_step::clipped_coef(static_cast<std::size_t>(groups[i]), static_cast<std::size_t>(r),
+                                                   weights, bounds, resid, norm);
+        if (coef == 0.0) continue;
+        const T* x = X + i * row_stride;
+        // unreachable for a clipped row (its norm is within 1e-12 of s, L allows s + 2γ): a retry at a slightly
+        // smaller c, then the row is left out
+        if (!row_sum.add(x, d, steps.center, coef)) row_sum.add(x, d, steps.center, coef * (1.0 - 0x1p-20));
+      }
+      secure_release(*secure_rng, grid, row_sum.units(), total);
+    } else if (fused) {
       using Row = Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, 1>>;
       Eigen::Map<Eigen::VectorXd> acc(total.data(), d);
       double acc_bias = 0.0;
+      constexpr std::ptrdiff_t kRowsAhead = 4;
       for (std::ptrdiff_t r = 0; r < m; ++r) {
+        if (r + kRowsAhead < m) {
+          prefetch_bytes(X + rows[r + kRowsAhead] * row_stride, d * static_cast<std::ptrdiff_t>(sizeof(T)));
+        }
         const std::int64_t i = rows[r];
         const double coef = sgd_step::clipped_coef(static_cast<std::size_t>(groups[i]), static_cast<std::size_t>(r),
                                                    weights, bounds, resid, norm);
@@ -230,8 +335,6 @@ void dpsgd_epochs(const MatrixView<T>& Xv, const SgdSteps& steps, const SgdConfi
       }
     }
 
-    const double s_step = sgd_step::step_sensitivity(config, bounds, weights, step_bounds + static_cast<std::size_t>(t) * K);
-    if (secure && sigma > 0.0) secure_round_and_noise(*secure_rng, sigma, s_step, config.grid_inflation, total);
     sgd_step::noisy_update(config, s_step, learning_rates[t], secure ? nullptr : grad_noise + t * width, d, total,
                            params);
   }

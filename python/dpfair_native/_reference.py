@@ -183,7 +183,8 @@ def dpsgd_epochs(X, y, params, batch_rows, batch_offsets, learning_rates, grad_n
       params -= lr_t·((S + std·grad_noise[t]) / b + l2·[w, 0]).
     Returns (params, step_bounds (T, K) holding s_k).
     Secure mode (``secure_key``): count and gradient noise are exact discrete Gaussians from the ChaCha20 stream
-    (same order and rounding as the native loop; see :func:`secure_round_and_noise`).
+    (same order as the native loop; each row's clipped gradient is rounded to the grid and summed in integers: see
+    :func:`secure_grid` and :func:`secure_row_units`).
     ``center`` μ (or None): every row reads as x_i − μ.
     """
     secure = secure_key is not None
@@ -231,23 +232,53 @@ def dpsgd_epochs(X, y, params, batch_rows, batch_offsets, learning_rates, grad_n
             bounds = clip.copy()
         else:
             raise ValueError(f"unknown rule {rule!r}")
-        sums, _, _ = clip_group_gradients(X, y, params[:d], params[d], rows, groups, bounds, None, 0.0, center)
         s = np.where(weights == 0.0, 0.0, weights * bounds)
         step_bounds[t] = s
         std = 0.0
         if noise_multiplier > 0:
             std = noise_multiplier * (s.max() if noise == "shared" else np.sqrt(s @ s))
-        total = (weights[:, None] * sums).sum(axis=0) if K else np.zeros(d + 1)
         if secure and noise_multiplier > 0:
             s_step = s.max() if noise == "shared" else float(np.sqrt(s @ s))
-            g = secure_round_and_noise(stream, noise_multiplier, s_step, grid_inflation, total) / b
-        elif secure:
+            gamma, limit, num, den = secure_grid(noise_multiplier, s_step, grid_inflation, d + 1)
+            V, coef = _clipped_rows(X, y, params[:d], params[d], rows, groups, bounds, weights, center)
+            units = secure_row_units(V, coef, gamma, limit)
+            params -= learning_rates[t] * _with_ridge(secure_release(stream, gamma, num, den, units) / b, params, l2)
+            continue
+        sums, _, _ = clip_group_gradients(X, y, params[:d], params[d], rows, groups, bounds, None, 0.0, center)
+        total = (weights[:, None] * sums).sum(axis=0) if K else np.zeros(d + 1)
+        if secure:
             g = total / b
         else:
             g = (total + std * grad_noise[t]) / b
-        g[:d] += l2 * params[:d]
-        params -= learning_rates[t] * g
+        params -= learning_rates[t] * _with_ridge(g, params, l2)
     return params, step_bounds
+
+
+def _with_ridge(g, params, l2):
+    """g + l2·[w, 0] (the data-independent ridge, added after the noise)."""
+    g[:-1] += l2 * params[:-1]
+    return g
+
+
+def _clipped_rows(X, y, w, bias, rows, groups, bounds, weights, center):
+    """The batch's rows V_i = [x_i − μ, 1] (float64, densified) and their clipped coefficients
+    c_i = a_k·r_i·min(1, C_k/‖g_i‖) (0 for a weight 0 or a norm neither finite nor <= C_k), as the native fused loop."""
+    d = X.shape[1]
+    Xb = np.asarray(X[rows].toarray() if _is_csr(X) else X[rows], dtype=np.float64)
+    if center is not None:
+        Xb = Xb - center
+    V = np.empty((rows.shape[0], d + 1))
+    V[:, :d] = Xb
+    V[:, d] = 1.0
+    gb = groups[rows]
+    resid = 0.5 * (1.0 + np.tanh(0.5 * (Xb @ w + bias))) - y[rows]
+    norms = np.sqrt(np.einsum("ij,ij->i", resid[:, None] * V, resid[:, None] * V))
+    bound = bounds[gb]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        scale = np.where(norms > bound, bound / norms, 1.0)
+        coef = weights[gb] * resid * scale
+    left_out = (~(norms <= bound) & ~np.isfinite(norms)) | (weights[gb] == 0.0)
+    return V, np.where(left_out, 0.0, coef)
 
 
 def _sigmoid(z):
@@ -669,20 +700,53 @@ def sigma2_upper_rational(sigma2: float):
     raise ValueError("the secure noise standard deviation exceeds 2^24 grid units; use a coarser grid")
 
 
-def secure_round_and_noise(rng: ChaCha20Bits, sigma: float, s: float, inflation: float, total: np.ndarray):
-    """The secure DP-SGD release of a clipped sum (twin of the native loop's): γ = largest power of two <=
-    inflation·s/√D (doubled while σ(s + γ√D)/γ > 2^23); returns γ·(rint(total/γ) + Z), Z ~ N_Z(0, σ_g²)."""
-    root_d = math.sqrt(total.shape[0])
-    gamma = 1.0
+def secure_grid(sigma: float, s: float, inflation: float, D: int):
+    """(γ, L, num, den) of one secure DP-SGD step (twin of the native loop's): γ = the largest power of two <=
+    inflation·s/√D and L = ⌈s/γ + √D/2⌉ + 1 (γ doubled while L > 2^26 or σ·L > 2^23); σ_g² = num/den >= (σ·L)²."""
+    root_d = math.sqrt(D)
+    e = 1
     if s > 0:
         _, e = math.frexp(inflation * s / root_d)
-        gamma = math.ldexp(1.0, e - 1)
-    while sigma * (s + gamma * root_d) / gamma > 8388608.0:
-        gamma *= 2.0
-    sd = sigma * (s + gamma * root_d) / gamma
-    num, den = sigma2_upper_rational(sd * sd)
-    k = np.clip(np.rint(total / gamma), -(2.0**52), 2.0**52)
+
+    def limit_at(ex):
+        return math.ceil(math.ldexp(s, 1 - ex) + 0.5 * root_d) + 1
+
+    while limit_at(e) > 2**26 or sigma * limit_at(e) > 8388608.0:
+        e += 1
+    limit = limit_at(e)
+    sd = sigma * float(limit)
+    return (math.ldexp(1.0, e - 1), limit, *sigma2_upper_rational(sd * sd))
+
+
+def secure_row_units(V, coef, gamma, limit):
+    """The secure loop's per-row grid vectors: K = rint(coef_i·V_i/γ) (V: (m, D) rows [x_i − μ, 1]), and which rows
+    pass |K_ij| <= L and Σ_j K_ij² <= L² exactly (a failing row retries at coef_i·(1 − 2^-20), then adds nothing).
+    Returns the (D,) int64 sum of the passing rows' K_i."""
+    coef = np.asarray(coef, dtype=np.float64)
+    units = np.zeros(V.shape[1], dtype=np.int64)
+    todo = coef != 0.0
+    for c in (coef, coef * (1.0 - 2.0**-20)):
+        if not todo.any():
+            break
+        with np.errstate(over="ignore", invalid="ignore"):
+            Q = np.rint(c[todo, None] * V[todo] / gamma)
+        within = np.all(np.abs(Q) <= limit, axis=1)  # NaN fails
+        Q = np.where(within[:, None], Q, 0.0)
+        # integers of magnitude <= L <= 2^26: squares and partial sums up to 2^53 are exact in float64, in any order,
+        # and a partial sum above L² stays above it (the native test's argument)
+        ok = within & (np.einsum("ij,ij->i", Q, Q) <= float(limit) ** 2)
+        K = Q.astype(np.int64)
+        units += K[ok].sum(axis=0, dtype=np.int64)
+        todo[np.flatnonzero(todo)[ok]] = False
+    return units
+
+
+def secure_release(rng: ChaCha20Bits, gamma: float, num: int, den: int, units):
+    """γ·(k_j + Z_j), k_j = units_j clamped to ±2^52, Z_j ~ N_Z(0, num/den) (twin of the native release)."""
+    k = np.clip(units, -(2**52), 2**52)
     return np.array([float(int(kj) + _discrete_gaussian(rng, num, den)) * gamma for kj in k])
+
+
 # -- contingency_g2 (PC / PrivPC conditional-independence tests) ----------------------------------------------------
 def g2_from_table(N):
     """2 Σ N ln(N N_z / (N_za N_zb)) over the cells N > 0 of a (Z, B, A) table (0 ln 0 = 0)."""

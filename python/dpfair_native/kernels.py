@@ -490,16 +490,23 @@ def dpsgd_epochs(
     ``grad_noise`` and ``count_noise`` are ignored (pass None) and every noise value is an exact discrete Gaussian
     drawn inside the loop from the ChaCha20 stream of the key (:func:`discrete_gaussian_noise`; same stream order:
     per step the count draws — DPSGD-F: the K "above" cells, then the K "below" cells — then the d + 1 gradient
-    draws). Counts get N_Z(0, σ₁²). Step 5 becomes, with s = the step's sensitivity (max_k s_k, or
-    sqrt(Σ_k s_k²) for "per_group") and D = d + 1: γ = the largest power of two <= ``grid_inflation``·s/√D
-    (doubled while σ(s + γ√D)/γ > 2^23, so the grid noise stays below 2^24 units); ``S_j <- γ·rint(S_j/γ)``
-    (clamped to ±2^52 steps, exact in float64); release ``γ·(rint(S_j/γ) + Z_j)`` with Z_j ~ N_Z(0, σ_g²),
-    σ_g² >= (σ(s + γ√D)/γ)² rounded UP to a rational. Rounding moves each coordinate by <= γ/2, so the rounded
-    sum has L2 sensitivity <= s + γ√D (in grid units an integer vector of norm <= (s + γ√D)/γ) and the released
-    value is an exact grid point: each step is N_Z noise with multiplier >= σ on an integer-valued query, i.e.
-    (1/(2σ²))-zCDP before subsampling (CKS 2020, Thm 14) — account it with
-    :mod:`dpfair_native._secure_accounting`, not with the continuous-Gaussian formula. γ is chosen from the
-    released s only (public), so the grid leaks nothing; ``step_bounds`` reports s_k without the γ√D inflation.
+    draws). Counts get N_Z(0, σ₁²). Steps 3–5 become, with s = the step's sensitivity (max_k s_k, or
+    sqrt(Σ_k s_k²) for "per_group") and D = d + 1: γ = the largest power of two <= ``grid_inflation``·s/√D and
+    L = ⌈s/γ + √D/2⌉ + 1 (γ doubled while L > 2^26 or σ·L > 2^23, so the grid noise stays below 2^24 units); each
+    batch row's clipped gradient is rounded to the grid, k_i = rint(c_i·[x_i − μ, 1]/γ) with c_i its clipped
+    coefficient, and enters the sum only if Σ_j k_ij² <= L² in exact integer arithmetic; the integer sum
+    Σ_i k_i (clamped to ±2^52, 1-Lipschitz per coordinate) is released as ``γ·(Σ_i k_i + Z)`` with Z_j ~ N_Z(0, σ_g²),
+    σ_g² >= (σL)² rounded UP to a rational. Neighbouring batches' integer sums differ by one row's k_i, whose norm is
+    <= L exactly, so the sensitivity is L grid units with no floating-point rounding in it: not the clip's (a
+    float clipped vector can exceed its bound by a few ulps), nor the sum's (a float sum of B rows is off by up to
+    about B²·2^-53·s). A clipped row has norm s up to 1e-12 relative, and rounding adds at most √D/2, so the check
+    always passes in practice; should it fail (it is the guarantee, not the clip), the row retries at c_i·(1 − 2^-20)
+    and is otherwise left out. Each step is thus N_Z noise with multiplier σ on an integer-valued query of
+    sensitivity L, i.e. (1/(2σ²))-zCDP before subsampling (CKS 2020, Thm 14) — account it with
+    :mod:`dpfair_native._secure_accounting`, not with the continuous-Gaussian formula. γ and L are functions of the
+    released s only (public), so the grid leaks nothing; ``step_bounds`` reports s_k without the rounding allowance
+    (Lγ <= s + (√D/2 + 2)γ, i.e. at most about grid_inflation/2 more noise). Secure mode reads dense X as
+    C-contiguous rows (copied if it is not).
     Returns ``(params, step_bounds)``: the final (d + 1,) params and the (T, K) sensitivities s_k of each step.
     The native loop runs single-threaded with the GIL released (steps are sequential and batches small). Secure
     mode on CSR input runs the NumPy twin whatever ``backend`` says (the native CSR loops draw no discrete
@@ -530,8 +537,8 @@ def dpsgd_epochs(
         raise ValueError(f"noise must be one of {tuple(_SGD_NOISE)}, got {noise!r}")
     learning_rates, batch_rows, batch_offsets, T = _step_schedule(learning_rates, batch_rows, batch_offsets, n)
     center = _center_vector(center, d)
-    if center is not None and not _is_csr(X):
-        X = np.ascontiguousarray(X)  # the native loop takes a center on rows with unit column stride
+    if (center is not None or secure_key is not None) and not _is_csr(X):
+        X = np.ascontiguousarray(X)  # the native loop takes a center, and runs secure mode, on unit-stride rows
     if secure_key is not None:
         if not isinstance(secure_key, (bytes, bytearray)) or len(secure_key) != 32:
             raise ValueError("secure_key must be 32 bytes (a ChaCha20 key) or None")

@@ -32,13 +32,17 @@ struct SgdConfig {
   double expected_batch_size = 1.0;     // b = q·n, > 0: the public divisor of every step
   double l2 = 0.0;                      // ridge on w (not bias), added after privatization (data-independent)
   double weight_bound = 0.0;            // M > 0: w := w·min(1, M/‖w‖) before each step; +inf or <= 0: off
-  // Secure mode (secure_key != nullptr, 32 bytes): grad_noise / count_noise are ignored; every noise value is an
-  // exact discrete Gaussian from the ChaCha20 stream of the key (secure_noise.hpp). Per step, with s = the step's
-  // sensitivity (max_k s_k or sqrt(Σ s_k²)) and D = d + 1: γ = the largest power of two <= grid_inflation·s/√D
-  // (doubled while σ·(s + γ√D)/γ > 2^23); S is rounded to the grid, S_j <- γ·rint(S_j/γ) (clamped to ±2^52 grid
-  // steps), and γ·Z_j is added with Z_j ~ N_Z(0, σ_g²), σ_g² >= (σ·(s + γ√D)/γ)² rounded up to a rational
-  // (sigma2_upper_rational). The rounded sum's L2 sensitivity is <= s + γ√D, so each coordinate's noise is
-  // σ times it. Counts (dpsgdf, naive) get N_Z(0, σ₁²) with σ₁² rounded up the same way.
+  // Secure mode (secure_key != nullptr, 32 bytes; rows with unit column stride): grad_noise / count_noise are
+  // ignored; every noise value is an exact discrete Gaussian from the ChaCha20 stream of the key (secure_noise.hpp).
+  // Per step, with s = the step's sensitivity (max_k s_k or sqrt(Σ s_k²)) and D = d + 1: γ = the largest power of
+  // two <= grid_inflation·s/√D and L = ⌈s/γ + √D/2⌉ + 1 (γ doubled while L > 2^26 or σ·L > 2^23). Each batch row's
+  // clipped c_i·[x_i − μ, 1] is rounded to the grid, k_i = rint(c_i·[x_i − μ, 1]/γ), and enters only if ‖k_i‖² <= L²
+  // in exact integer arithmetic (a clipped row has norm <= s up to rounding, so ‖k_i‖ <= s/γ + √D/2 + 1e-12 always
+  // passes; a failure retries at c_i·(1 − 2^-20), then leaves the row out). The integer sum Σ k_i (clamped to ±2^52)
+  // gets Z_j ~ N_Z(0, σ_g²) with σ_g² >= (σ·L)² rounded up to a rational (sigma2_upper_rational), and the step
+  // releases γ·(Σ k_i + Z). Neighbouring batches' integer sums differ by one k_i, of norm <= L, exactly: no
+  // floating-point rounding of the clip or of the sum enters the sensitivity. Counts (dpsgdf, naive) get N_Z(0, σ₁²)
+  // with σ₁² rounded up the same way.
   const std::uint8_t* secure_key = nullptr;
   double grid_inflation = 1e-4;
 };

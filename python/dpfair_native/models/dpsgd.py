@@ -49,10 +49,13 @@ batch 256, 20 epochs, 20.3 against 22.1 on 2,000 rows, 3.33 against 3.62 on 20,0
 larger below). Either covers every n the count could have come from. With ``sample_rate`` (q public) only the normaliser
 reads ñ and the ε at ñ is exact.
 
-``secure=True`` (all three, and FairDP): the noise is exact and drawn inside the native loop — per step the clipped
-sum is rounded to a grid of width γ = 2^-k (γ√(d+1) <= 1e-4·the step's sensitivity s) and γ·Z is added with Z a
-discrete Gaussian (Canonne, Kamath & Steinke 2020, integer arithmetic) of standard deviation >= σ·(s + γ√(d+1))/γ
-grid units, the rounded sum's sensitivity; noisy counts (DPSGD-F, Naïve) get discrete Gaussian noise σ₁. The bits
+``secure=True`` (all three, and FairDP): the noise is exact and drawn inside the native loop — per step each batch
+row's clipped gradient is rounded to a grid of width γ = 2^-k (γ√(d+1) <= 1e-4·the step's sensitivity s) and the
+rows' integer vectors are summed exactly, each admitted only if its integer norm is <= L = ⌈s/γ + √(d+1)/2⌉ + 1
+(checked exactly; a clipped row always passes), so no floating-point rounding of the clip or of the sum enters the
+sensitivity; γ·Z is added with Z a discrete Gaussian (Canonne, Kamath & Steinke 2020, integer arithmetic) of
+standard deviation >= σ·L grid units (:func:`dpfair_native.kernels.dpsgd_epochs`); noisy counts (DPSGD-F, Naïve)
+get discrete Gaussian noise σ₁. The bits
 come from ChaCha20 keyed by the OS CSPRNG (``secrets``) when ``random_state`` is None; an int seed derives the keys
 (reproducible research runs; no guarantee against whoever knows the seed). Accounting: each step is
 1/(2σ_eff²)-zCDP (discrete Gaussian, CKS Thm 14), Poisson subsampling by the general RDP bound of Zhu & Wang (2019)
