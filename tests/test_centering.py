@@ -2,6 +2,7 @@
 
 import math
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -133,18 +134,49 @@ def test_the_clipped_sum_moves_by_at_most_the_bound_between_neighbours():
         assert np.linalg.norm(full - other) <= bound * (1 + 1e-12)
 
 
-def test_the_grid_release_moves_by_at_most_its_stated_integer_sensitivity():
-    """Secure mode rounds S to the grid γ = C/2^10: ‖rint(S/γ) − rint(S'/γ)‖ <= C/γ + √d for neighbours."""
+@pytest.mark.parametrize("sparse", [False, True])
+def test_the_grid_release_moves_by_one_rows_integer_vector_of_norm_at_most_L(sparse, monkeypatch):
+    """Secure mode sums the rows' grid vectors k_i = rint(clip(x_i)/γ), γ = C/2^10, in exact arithmetic: with the
+    same key (same noise) removing row i moves the released centre by exactly k_i·γ/ñ, and ‖k_i‖² <= L²,
+    L = ⌈C/γ + √d/2⌉ + 1 (Python integers). The float clipped rows overshoot C by ulps (checked exactly), which
+    is why the sum is taken in integers. CSR input (chunked) gives the same integers."""
+    from dpfair_native._secure_random import SecureKeys
+    from dpfair_native.models import _centering
+
+    monkeypatch.setattr(_centering, "_ROW_CHUNK", 16)
     rng = np.random.default_rng(2)
-    bound, d = 2.0, 5
+    bound, d, n = 2.0, 5, 40
+    X = rng.uniform(-1, 1, size=(n, d)) * rng.uniform(0.5, 40, size=(n, 1))
+    X[rng.uniform(size=X.shape) < 0.3] = 0.0
     gamma = bound * 2.0**-10
-    for _ in range(200):
-        rows = rng.uniform(-1, 1, size=(30, d)) * rng.uniform(0, 2)
-        norms = np.linalg.norm(rows, axis=1, keepdims=True)
-        clipped = rows * np.minimum(1.0, bound / norms)
-        S, S_minus = clipped.sum(axis=0), clipped[1:].sum(axis=0)
-        moved = np.linalg.norm(np.rint(S / gamma) - np.rint(S_minus / gamma))
-        assert moved <= bound / gamma + math.sqrt(d)
+    limit = math.ceil(1024 + math.sqrt(d) / 2) + 1
+    norms = np.linalg.norm(X, axis=1)
+    scale = np.where(norms > bound, bound / np.where(norms > 0, norms, 1.0), 1.0)
+    clipped = X * scale[:, None]
+    assert max(sum(Fraction(float(v)) ** 2 for v in row) for row in clipped) > Fraction(bound) ** 2
+    as_input = (lambda A: sp.csr_matrix(A)) if sparse else (lambda A: A)
+
+    def release(A):
+        return release_center(as_input(A), 1.0, 3.0, bound, rng, SecureKeys(11))
+
+    full = release(X)
+    for i in (0, 7, 16, n - 1):
+        k = (full - release(np.delete(X, i, axis=0))) / gamma
+        assert np.array_equal(k, np.round(k))
+        assert sum(int(v) ** 2 for v in k) <= limit**2
+        np.testing.assert_array_equal(k, np.rint(clipped[i] / gamma))
+
+
+def test_the_grid_sum_leaves_out_a_row_beyond_L():
+    """_grid_row_sum's integer check: a row scaled to twice the bound (a clip that failed) adds nothing, also after
+    the retry; a row at the bound adds its grid vector."""
+    from dpfair_native.models._centering import _grid_row_sum
+
+    X = np.array([[2.0, 0.0], [0.0, 1.0]])
+    gamma, limit = 1.0 / 1024, 1026
+    np.testing.assert_array_equal(_grid_row_sum(X, np.array([1.0, 1.0]), gamma, limit), [0.0, 1024.0])
+    np.testing.assert_array_equal(_grid_row_sum(sp.csr_matrix(X), np.array([1.0, 1.0]), gamma, limit),
+                                  [0.0, 1024.0])
 
 
 def test_the_release_noise_has_the_stated_scale():

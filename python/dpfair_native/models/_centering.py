@@ -14,9 +14,13 @@ with the record count's and the training's (the estimators pass σ_μ to the acc
 releases, and a ``target_epsilon`` calibration includes it). Under replace-one neighbours the sensitivity is 2C_μ:
 callers using that relation pass ``sensitivity_factor=2``.
 
-Secure mode releases S on the grid γ = C_μ/2^10 with exact discrete Gaussian noise: rint(S/γ) moves by at most
-C_μ/γ + √d in L2 between neighbours (each coordinate's rounding by < 1), so N_Z(0, σ_Z²) noise with
-σ_Z >= σ_μ·(C_μ/γ + √d) is a discrete Gaussian mechanism with multiplier >= σ_μ (Canonne, Kamath, Steinke 2020).
+Secure mode releases S on the grid γ = C_μ/2^10 with exact discrete Gaussian noise, summing the rows' grid vectors
+k_i = rint(x_i·min(1, C_μ/‖x_i‖₂)/γ) exactly, each admitted only if ‖k_i‖² <= L², L = ⌈C_μ/γ + √d/2⌉ + 1, in exact
+integer arithmetic (a clipped row's norm is C_μ up to rounding, so it always passes; a failing row retries at a
+scale 2^-20 smaller, then is left out). Neighbouring data sets' integer sums then differ by one k_i (add/remove) or
+k_i − k_i' (replace-one), of norm <= L or 2L exactly — no floating-point rounding of the clip or of the n-row sum
+enters — so N_Z(0, σ_Z²) noise with σ_Z >= σ_μ·L (2L) is a discrete Gaussian mechanism with multiplier >= σ_μ
+(Canonne, Kamath, Steinke 2020).
 
 C_μ is public: the declared domain's bound on ‖x‖₂ when the input carries one (``FeatureDomain.max_l2``), else
 √d, the norm of the far corner of the unit box — the scale the library's encoders produce. Rows beyond it are
@@ -109,18 +113,59 @@ def release_center(X, n_estimate: float, sigma: float, bound: float, rng, keys=N
     norms = _row_norms(X)
     with np.errstate(divide="ignore"):
         scale = np.where(norms > bound, bound / np.where(norms > 0, norms, 1.0), 1.0)
-    total = _weighted_row_sum(X, scale)
-    sens = sensitivity_factor * bound
     if keys is None:
-        noisy = total + sigma * sens * rng.standard_normal(d)
+        noisy = _weighted_row_sum(X, scale) + sigma * (sensitivity_factor * bound) * rng.standard_normal(d)
     else:
         gamma = bound * 2.0**-_GRID_BITS
-        grid_sens = sens / gamma + math.sqrt(d)
-        sigma2 = math.ceil((sigma * grid_sens) ** 2)
+        limit = math.ceil(bound / gamma + math.sqrt(d) / 2) + 1
+        units = _grid_row_sum(X, scale, gamma, limit)
+        # +1: σ_Z² >= (σ_μ·factor·L)² whatever the rounding of its float computation
+        sigma2 = math.ceil((sigma * sensitivity_factor * limit) ** 2) + 1
         z = kernels.discrete_gaussian_noise(d, sigma2, random_state=keys.next(),
                                             backend="native" if kernels.native_available() else "numpy")
-        noisy = gamma * (np.rint(total / gamma) + z.astype(np.float64))
+        noisy = gamma * (units + z.astype(np.float64))
     return noisy / max(1.0, float(n_estimate))
+
+
+def _grid_row_sum(X, scale, gamma: float, limit: int) -> np.ndarray:
+    """Σ_i k_i over the rows whose k_i = rint(scale_i·x_i/γ) has Σ_j k_ij² <= L² (a failing row retries at
+    scale_i·(1 − 2^-20), then is left out), as a (d,) float64 vector of integers, in chunks of rows.
+
+    Exact in float64: an admitted row's entries are integers of magnitude <= L, so its squares and their sums up to
+    2^53 are exact in any order (a term or partial sum above L² rounds to a value above it), and so are the column
+    sums while n·L < 2^53."""
+    n, d = X.shape
+    sparse = kernels.is_sparse(X)
+    if sparse:
+        X = X.tocsr()
+    out = np.zeros(d)
+    chunk = _ROW_CHUNK if sparse else max(1, min(_ROW_CHUNK, (1 << 15) // max(d, 1)))  # dense: ~256 KiB blocks
+    for start in range(0, n, chunk):
+        stop = min(n, start + chunk)
+        todo = np.ones(stop - start, dtype=bool)
+        for factor in (1.0, 1.0 - 2.0**-20):
+            rows = start + np.flatnonzero(todo)
+            if rows.size == 0:
+                break
+            part = X[start:stop] if rows.size == stop - start else X[rows]
+            per_row = (scale[rows] * factor) / gamma
+            if sparse:
+                lengths = np.diff(part.indptr)
+                K = np.rint(part.data.astype(np.float64) * np.repeat(per_row, lengths))
+                norms2 = np.zeros(rows.size)
+                filled = lengths > 0
+                if filled.any():
+                    norms2[filled] = np.add.reduceat(K * K, part.indptr[:-1][filled])
+                ok = norms2 <= float(limit) ** 2  # NaN fails
+                keep = np.repeat(ok, lengths)
+                out += np.bincount(part.indices[keep], weights=K[keep], minlength=d)
+            else:
+                K = np.asarray(part, dtype=np.float64) * per_row[:, None]
+                np.rint(K, out=K)
+                ok = np.einsum("ij,ij->i", K, K) <= float(limit) ** 2
+                out += K.sum(axis=0) if ok.all() else K[ok].sum(axis=0)
+            todo[rows[ok] - start] = False
+    return out
 
 
 #: ‖μ̃‖ above this share of C_μ (net of the noise) means nearly every row lies at or beyond C_μ in one direction.
