@@ -7,6 +7,7 @@ fail on the old code) and checks, in exact rational arithmetic, the scale each r
 """
 
 import math
+import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -130,3 +131,36 @@ def test_dpne_laplace_rows_cover_their_sensitivity(graph):
         m = DPNE(4, epsilon=eps, window=2, noise="laplace", context="random", random_state=spy).fit(graph)
         assert [s for k, s in spy.scales if k == "gamma"] == [m.noise_scale_]  # the row norms' Gamma(k, b)
         assert m.privacy_spent_.epsilon == eps and _covers(m.noise_scale_, l21, eps)
+
+
+@pytest.mark.parametrize("name", ["FunctionalMechanismLR", "PFLR", "PFLRStar", "PDFC"])
+def test_functional_mechanism_blocks_draw_and_report_a_covering_scale(name):
+    """The FM family's Laplace blocks (models/_functional_core.release_blocks): the scale each block drew at (the
+    spy) is the scale it reports (``release_.blocks[k].scale``, and ``noise_scale_`` = scale × the block's weights on
+    the model's coordinates), and it covers the block's Δ/ε exactly, over ε values where Δ/ε rounds down."""
+    from dpfair_native import models
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(400, 4))
+    y = (X[:, 0] + 0.3 * rng.normal(size=400) > 0.5).astype(int)
+    s = (rng.uniform(size=400) < 0.4).astype(int)
+    rounding_down = 0
+    for eps in np.linspace(0.5, 4.0, 30).tolist():
+        spy = _Spy(0)
+        params = {"epsilon_s": eps, "epsilon_n": eps} if name == "PDFC" else {"epsilon": eps}
+        if name != "FunctionalMechanismLR":
+            params["declared_groups"] = [0, 1]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # no declared domain: the [0, 1] box, which X lies in
+            m = getattr(models, name)(random_state=spy, **params).fit(X, y, sensitive_features=s)
+        blocks = [b for b in m.release_.blocks if b.mechanism == "laplace"]
+        drawn = [s_ for k, s_ in spy.scales if k == "laplace"]  # earlier draws: e.g. the feature selection's count
+        assert blocks and drawn[len(drawn) - len(blocks):] == [b.scale for b in blocks]
+        expected = np.zeros_like(m.release_.noise_scale)
+        for b in blocks:
+            assert _covers(b.scale, b.sensitivity, b.epsilon)
+            rounding_down += not _covers(b.sensitivity / b.epsilon, b.sensitivity, b.epsilon)
+            expected[np.asarray(b.mask, bool)[:expected.size]] = (
+                b.scale * (1.0 if b.weights is None else np.asarray(b.weights)[:int(np.sum(b.mask[:expected.size]))]))
+        np.testing.assert_array_equal(m.noise_scale_, expected)
+    assert rounding_down >= 3  # so the test would fail on plain division
