@@ -320,6 +320,45 @@ def test_secure_needs_public_candidates():
         ExponentialMechanismFairLearner(1.0, min_group_positives=3, secure=True).fit(X, y, sensitive_features=s)
 
 
+def test_secure_selection_covers_the_float_rounding_of_the_utilities(monkeypatch):
+    """UTILITY_ROUNDING's derivation, by brute force: each float utility is within 6·2^-53 of its exact rational
+    value (from the same integer counts), the float Δu is at most 7·2^-53 below the exact one, and the secure fit
+    hands permute-and-flip Δu + UTILITY_ROUNDING, which covers the exact Δu plus both utilities' rounding."""
+    from fractions import Fraction
+
+    from dpfair_native import mechanisms
+    from dpfair_native.models.exponential import UTILITY_ROUNDING
+
+    rng = np.random.default_rng(4)
+    for _ in range(30):
+        n, K = int(rng.integers(7, 300)), int(rng.integers(2, 4))
+        L = rng.integers(1, 6, size=K)
+        X = rng.uniform(size=(n, 2))
+        s = rng.integers(0, K, size=n)
+        y = (rng.uniform(size=n) < 0.4).astype(int)
+        cands = random_linear_candidates(7, 2, rng)
+        u, m = fair_utilities(X, y, s, K, cands, L)
+        pred = (X @ cands[:, :-1].T + cands[:, -1]) > 0
+        for c in range(cands.shape[0]):
+            tpr = [Fraction(int(pred[(y == 1) & (s == k), c].sum()), max(int(m[k]), int(L[k]))) for k in range(K)]
+            exact = Fraction(int(np.sum(pred[:, c] != (y == 1))), n) + max(tpr) - min(tpr)
+            assert abs(Fraction(float(u[c])) - exact) <= Fraction(6, 2**53)
+        inv = sorted((Fraction(1, int(v)) for v in L), reverse=True)
+        exact_delta = Fraction(1, n) + inv[0] + inv[1]
+        computed = fair_utility_sensitivity(n, L)
+        assert exact_delta - Fraction(computed) <= Fraction(7, 2**53)
+        assert Fraction(computed + UTILITY_ROUNDING) >= exact_delta + Fraction(12, 2**53)
+
+    seen = []
+    real = mechanisms.permute_and_flip_secure
+    monkeypatch.setattr(mechanisms, "permute_and_flip_secure",
+                        lambda u, sens, eps, **kw: seen.append(sens) or real(u, sens, eps, **kw))
+    X, y, s = _toy()
+    m = ExponentialMechanismFairLearner(1.0, min_group_positives=3, candidate_source="random", secure=True,
+                                        random_state=0).fit(X, y, sensitive_features=s)
+    assert seen == [m.utility_sensitivity_ + UTILITY_ROUNDING]
+
+
 def test_private_base_model_uses_the_public_n_and_is_charged_for_its_steps_only(monkeypatch):
     """Under replace-one n is public: the base model draws no noisy record count (ñ = n, normaliser q·n) and
     base_epsilon_ is the replace-one ε of its T steps alone; the standalone estimator still draws and charges ñ."""

@@ -81,6 +81,13 @@ __all__ = [
 _SMALL_GROUP_POLICIES = ("raise", "clamp")
 _CANDIDATE_SOURCES = ("private", "random")
 _ROW_BLOCK = 8192
+#: Added to Δu on the secure path: the float utilities and Δu are off their exact values by a few ulps, which the
+#: exact selection would otherwise take as data. Each utility wrong/n + (max_a tpr_a − min_a tpr_a) is built from
+#: exact integer counts by three divisions and two additions/subtractions of values <= 2, so it is within
+#: 6·2^-53 of its exact value; two neighbouring data sets' utilities thus differ by at most the exact Δu + 12·2^-53.
+#: The float Δu = 1/n + 1/L_a + 1/L_b (values <= 3) is within 7·2^-53 below its exact value, and adding this
+#: constant rounds by <= 2·2^-53: 21·2^-53 <= 2^-48 = 32·2^-53.
+UTILITY_ROUNDING = 2.0**-48
 
 LOGIT_OFFSETS = np.linspace(-0.5, 0.5, 5)
 """Intercept offsets t (logit units) tried around every direction of the private candidate set: thresholds from
@@ -257,7 +264,8 @@ class ExponentialMechanismFairLearner(DPClassifierBase):
         Accepted for API uniformity.
     secure : bool, default False
         Select with :func:`dpfair_native.mechanisms.permute_and_flip_secure` (permute-and-flip on grid-rounded
-        utilities with exact coins from a ChaCha20 stream; ε-DP with Δu inflated by the grid, <= 0.1%). Needs
+        utilities with exact coins from a ChaCha20 stream; ε-DP with Δu inflated by the grid, <= 0.1%, and by
+        ``UTILITY_ROUNDING`` = 2^-48 for the floating-point rounding of the utilities and of Δu). Needs
         ``candidate_source="random"`` or explicit ``candidates``: the private base model's noise is floating-point
         (ValueError otherwise).
 
@@ -374,7 +382,8 @@ class ExponentialMechanismFairLearner(DPClassifierBase):
         if self.secure:  # exact permute-and-flip on grid-rounded utilities (mechanisms.permute_and_flip_secure)
             from ..mechanisms import permute_and_flip_secure
 
-            index = permute_and_flip_secure(-utilities, sensitivity, select_eps, random_state=self.random_state)
+            index = permute_and_flip_secure(-utilities, sensitivity + UTILITY_ROUNDING, select_eps,
+                                            random_state=self.random_state)
         else:
             index = int(exponential_mechanism(-utilities, sensitivity, select_eps, random_state=rng))
         return {
