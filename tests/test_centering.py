@@ -136,7 +136,7 @@ def test_the_clipped_sum_moves_by_at_most_the_bound_between_neighbours():
 
 @pytest.mark.parametrize("sparse", [False, True])
 def test_the_grid_release_moves_by_one_rows_integer_vector_of_norm_at_most_L(sparse, monkeypatch):
-    """Secure mode sums the rows' grid vectors k_i = rint(clip(x_i)/γ), γ = C/2^10, in exact arithmetic: with the
+    """Secure mode sums the rows' grid vectors k_i = rint(clip(x_i)/γ) (γ = 2^-k <= 1e-4·C/√d) exactly: with the
     same key (same noise) removing row i moves the released centre by exactly k_i·γ/ñ, and ‖k_i‖² <= L²,
     L = ⌈C/γ + √d/2⌉ + 1 (Python integers). The float clipped rows overshoot C by ulps (checked exactly), which
     is why the sum is taken in integers. CSR input (chunked) gives the same integers."""
@@ -148,8 +148,9 @@ def test_the_grid_release_moves_by_one_rows_integer_vector_of_norm_at_most_L(spa
     bound, d, n = 2.0, 5, 40
     X = rng.uniform(-1, 1, size=(n, d)) * rng.uniform(0.5, 40, size=(n, 1))
     X[rng.uniform(size=X.shape) < 0.3] = 0.0
-    gamma = bound * 2.0**-10
-    limit = math.ceil(1024 + math.sqrt(d) / 2) + 1
+    gamma, limit = _centering._centre_grid(3.0, bound, d)
+    _, e = math.frexp(1e-4 * bound / math.sqrt(d))
+    assert gamma == math.ldexp(1.0, e - 1) and limit == math.ceil(bound / gamma + math.sqrt(d) / 2) + 1
     norms = np.linalg.norm(X, axis=1)
     scale = np.where(norms > bound, bound / np.where(norms > 0, norms, 1.0), 1.0)
     clipped = X * scale[:, None]
@@ -165,6 +166,29 @@ def test_the_grid_release_moves_by_one_rows_integer_vector_of_norm_at_most_L(spa
         assert np.array_equal(k, np.round(k))
         assert sum(int(v) ** 2 for v in k) <= limit**2
         np.testing.assert_array_equal(k, np.rint(clipped[i] / gamma))
+
+
+@pytest.mark.parametrize("factor", [1.0, 2.0])
+def test_the_secure_release_noise_has_the_stated_scale(factor):
+    """Secure mode's noise: std σ_μ·factor·L·γ/ñ per coordinate (replace-one callers pass factor 2), and the centre
+    itself is unbiased to within the grid (0/1 features round the same way in every row)."""
+    from dpfair_native._secure_random import SecureKeys
+    from dpfair_native.models import _centering
+
+    X = np.tile([[0.3, 0.0, 0.7]], (10, 1))
+    sigma, bound, n_est = 4.0, 2.0, 10.0
+    gamma, limit = _centering._centre_grid(sigma * factor, bound, 3)
+    keys = SecureKeys(1)
+    draws = np.array([release_center(X, n_est, sigma, bound, None, keys, sensitivity_factor=factor)
+                      for _ in range(3000)])
+    target = sigma * factor * limit * gamma / n_est
+    assert np.all(np.abs(draws.std(axis=0) / target - 1) < 0.06)
+    assert np.all(np.abs(draws.std(axis=0) / (target * 1.2) - 1) > 0.06)  # 20 % less noise would show
+    np.testing.assert_allclose(draws.mean(axis=0), [0.3, 0.0, 0.7], atol=4 * target / math.sqrt(3000))
+    # with almost no noise (σ_Z = 1 unit) the centre is the mean to within half a grid step per row and coordinate
+    # plus that noise: the grid C/2^10 used before this test was written is off by 8e-4 here
+    quiet = release_center(X, n_est, 1e-9, bound, None, keys, sensitivity_factor=factor)
+    assert np.max(np.abs(quiet - X.mean(axis=0))) <= (10 / 2 + 6) * gamma / n_est
 
 
 def test_the_grid_sum_leaves_out_a_row_beyond_L():

@@ -265,3 +265,17 @@ def test_secure_row_units_admits_exactly_the_rows_within_L():
     # a row just outside rounds back inside at the retry once L is large enough for 2^-20 to move it
     big = 2**22
     assert _reference.secure_row_units(np.array([[big + 2.0]]), np.ones(1), 1.0, big).tolist() == [big - 2]
+
+
+def test_secure_loop_refuses_a_noise_multiplier_no_grid_can_hold(backend):
+    """L falls to ⌈√D/2⌉ + 1 as γ grows, so σ above 2^23 / (⌈√D/2⌉ + 1) fits no grid: a ValueError, where the
+    grid search used to loop forever (review of session 25); just below it the fit runs."""
+    X, y = np.ones((2, 3)), np.array([0.0, 1.0])
+    limit_floor = math.ceil(math.sqrt(4) / 2) + 1
+    kw = dict(clip=1.0, expected_batch_size=1.0, secure_key=bytes(32), backend=backend)
+    with pytest.raises(ValueError, match="2\\^23 grid units"):
+        kernels.dpsgd_epochs(X, y, np.zeros(4), np.arange(2), np.array([0, 2]), np.ones(1), None,
+                             noise_multiplier=2.0**23 / limit_floor * 1.001, **kw)
+    params, _ = kernels.dpsgd_epochs(X, y, np.zeros(4), np.arange(2), np.array([0, 2]), np.ones(1), None,
+                                     noise_multiplier=2.0**23 / limit_floor * 0.999, **kw)
+    assert np.all(np.isfinite(params))

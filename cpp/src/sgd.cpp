@@ -126,8 +126,14 @@ constexpr double kMaxNoiseUnits = 8388608.0;  // σ·L <= 2^23: the grid noise s
 
 SecureGrid secure_grid(double sigma, double s, double inflation, std::ptrdiff_t D) {
   const double root_d = std::sqrt(static_cast<double>(D));
+  // L decreases to ⌈√D/2⌉ + 1 as γ grows: beyond the sampler's range there, no grid will do (and the loop below
+  // would not end)
+  require(sigma * (std::ceil(0.5 * root_d) + 1.0) <= kMaxNoiseUnits,
+          "secure mode: noise_multiplier·(⌈√(d+1)/2⌉ + 1) exceeds 2^23 grid units, the discrete Gaussian sampler's "
+          "range; use a smaller noise_multiplier or secure=False");
   int e = 1;
   if (s > 0.0) std::frexp(inflation * s / root_d, &e);  // x = m·2^e, m in [0.5, 1): 2^(e−1) <= x, exactly
+  e = std::max(e, -1020);                                // γ >= 2^-1021: 1/γ is finite
   auto limit_at = [&](int ex) { return std::ceil(std::ldexp(s, 1 - ex) + 0.5 * root_d) + 1.0; };
   while (limit_at(e) > kMaxRowUnits || sigma * limit_at(e) > kMaxNoiseUnits) ++e;
   SecureGrid g;
@@ -157,11 +163,15 @@ class SecureRowSum {
     const double scaled = c * inv_gamma_;  // exact: a power-of-two scaling, so fl(scaled·v) = fl(c·v)/γ
     double* q = q_.data();
     if (center != nullptr) {
-      for (std::ptrdiff_t j = 0; j < d; ++j) q[j] = grid_round((static_cast<double>(x[j]) - center[j]) * scaled);
+      for (std::ptrdiff_t j = 0; j < d; ++j) q[j] = (static_cast<double>(x[j]) - center[j]) * scaled;
     } else {
-      for (std::ptrdiff_t j = 0; j < d; ++j) q[j] = grid_round(static_cast<double>(x[j]) * scaled);
+      for (std::ptrdiff_t j = 0; j < d; ++j) q[j] = static_cast<double>(x[j]) * scaled;
     }
-    q[d] = grid_round(scaled);
+    q[d] = scaled;
+    // a loop of its own: stored, each product is rounded to double first, as in the twin (in one loop, -mfma
+    // builds contract the product and the rounding's addition into a fused multiply-add, which rounds the exact
+    // product instead: the same guarantee, but another model from the same key than the other builds)
+    for (std::ptrdiff_t j = 0; j <= d; ++j) q[j] = grid_round(q[j]);
     // four partial sums, so the loop vectorizes (any order is exact here, see above)
     double part[4] = {0.0, 0.0, 0.0, 0.0};
     const std::ptrdiff_t D = d + 1;
@@ -301,8 +311,8 @@ void dpsgd_epochs(const MatrixView<T>& Xv, const SgdSteps& steps, const SgdConfi
                                                    weights, bounds, resid, norm);
         if (coef == 0.0) continue;
         const T* x = X + i * row_stride;
-        // unreachable for a clipped row (its norm is within 1e-12 of s, L allows s + 2γ): a retry at a slightly
-        // smaller c, then the row is left out
+        // unreachable for a clipped row (its norm exceeds s by 1e-12 at most, and rounding adds <= √D/2 units,
+        // while L >= s/γ + √D/2 + 1): a retry at a slightly smaller c, then the row is left out
         if (!row_sum.add(x, d, steps.center, coef)) row_sum.add(x, d, steps.center, coef * (1.0 - 0x1p-20));
       }
       secure_release(*secure_rng, grid, row_sum.units(), total);

@@ -240,8 +240,12 @@ def dpsgd_epochs(X, y, params, batch_rows, batch_offsets, learning_rates, grad_n
         if secure and noise_multiplier > 0:
             s_step = s.max() if noise == "shared" else float(np.sqrt(s @ s))
             gamma, limit, num, den = secure_grid(noise_multiplier, s_step, grid_inflation, d + 1)
-            V, coef = _clipped_rows(X, y, params[:d], params[d], rows, groups, bounds, weights, center)
-            units = secure_row_units(V, coef, gamma, limit)
+            units = np.zeros(d + 1, dtype=np.int64)
+            chunk = max(1, (1 << 22) // (d + 1))  # densified rows of at most 32 MiB at a time
+            for start in range(0, rows.shape[0], chunk):
+                V, coef = _clipped_rows(X, y, params[:d], params[d], rows[start:start + chunk], groups, bounds,
+                                        weights, center)
+                units += secure_row_units(V, coef, gamma, limit)
             params -= learning_rates[t] * _with_ridge(secure_release(stream, gamma, num, den, units) / b, params, l2)
             continue
         sums, _, _ = clip_group_gradients(X, y, params[:d], params[d], rows, groups, bounds, None, 0.0, center)
@@ -704,9 +708,13 @@ def secure_grid(sigma: float, s: float, inflation: float, D: int):
     """(γ, L, num, den) of one secure DP-SGD step (twin of the native loop's): γ = the largest power of two <=
     inflation·s/√D and L = ⌈s/γ + √D/2⌉ + 1 (γ doubled while L > 2^26 or σ·L > 2^23); σ_g² = num/den >= (σ·L)²."""
     root_d = math.sqrt(D)
+    if sigma * (math.ceil(0.5 * root_d) + 1) > 8388608.0:
+        raise ValueError("secure mode: noise_multiplier·(⌈√(d+1)/2⌉ + 1) exceeds 2^23 grid units, the discrete "
+                         "Gaussian sampler's range; use a smaller noise_multiplier or secure=False")
     e = 1
     if s > 0:
         _, e = math.frexp(inflation * s / root_d)
+    e = max(e, -1020)  # γ >= 2^-1021: 1/γ is finite
 
     def limit_at(ex):
         return math.ceil(math.ldexp(s, 1 - ex) + 0.5 * root_d) + 1

@@ -492,7 +492,8 @@ def dpsgd_epochs(
     per step the count draws — DPSGD-F: the K "above" cells, then the K "below" cells — then the d + 1 gradient
     draws). Counts get N_Z(0, σ₁²). Steps 3–5 become, with s = the step's sensitivity (max_k s_k, or
     sqrt(Σ_k s_k²) for "per_group") and D = d + 1: γ = the largest power of two <= ``grid_inflation``·s/√D and
-    L = ⌈s/γ + √D/2⌉ + 1 (γ doubled while L > 2^26 or σ·L > 2^23, so the grid noise stays below 2^24 units); each
+    L = ⌈s/γ + √D/2⌉ + 1 (γ doubled while L > 2^26 or σ·L > 2^23, so the grid noise stays below 2^24 units;
+    ValueError if σ·(⌈√D/2⌉ + 1) > 2^23, where no grid does); each
     batch row's clipped gradient is rounded to the grid, k_i = rint(c_i·[x_i − μ, 1]/γ) with c_i its clipped
     coefficient, and enters the sum only if Σ_j k_ij² <= L² in exact integer arithmetic; the integer sum
     Σ_i k_i (clamped to ±2^52, 1-Lipschitz per coordinate) is released as ``γ·(Σ_i k_i + Z)`` with Z_j ~ N_Z(0, σ_g²),
@@ -505,7 +506,8 @@ def dpsgd_epochs(
     sensitivity L, i.e. (1/(2σ²))-zCDP before subsampling (CKS 2020, Thm 14) — account it with
     :mod:`dpfair_native._secure_accounting`, not with the continuous-Gaussian formula. γ and L are functions of the
     released s only (public), so the grid leaks nothing; ``step_bounds`` reports s_k without the rounding allowance
-    (Lγ <= s + (√D/2 + 2)γ, i.e. at most about grid_inflation/2 more noise). Secure mode reads dense X as
+    (Lγ <= s + (√D/2 + 2)γ, i.e. at most (1/2 + 2/√D)·grid_inflation more noise while the grid is not
+    coarsened). Secure mode reads dense X as
     C-contiguous rows (copied if it is not).
     Returns ``(params, step_bounds)``: the final (d + 1,) params and the (T, K) sensitivities s_k of each step.
     The native loop runs single-threaded with the GIL released (steps are sequential and batches small). Secure

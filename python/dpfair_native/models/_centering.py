@@ -14,13 +14,13 @@ with the record count's and the training's (the estimators pass σ_μ to the acc
 releases, and a ``target_epsilon`` calibration includes it). Under replace-one neighbours the sensitivity is 2C_μ:
 callers using that relation pass ``sensitivity_factor=2``.
 
-Secure mode releases S on the grid γ = C_μ/2^10 with exact discrete Gaussian noise, summing the rows' grid vectors
-k_i = rint(x_i·min(1, C_μ/‖x_i‖₂)/γ) exactly, each admitted only if ‖k_i‖² <= L², L = ⌈C_μ/γ + √d/2⌉ + 1, in exact
-integer arithmetic (a clipped row's norm is C_μ up to rounding, so it always passes; a failing row retries at a
-scale 2^-20 smaller, then is left out). Neighbouring data sets' integer sums then differ by one k_i (add/remove) or
-k_i − k_i' (replace-one), of norm <= L or 2L exactly — no floating-point rounding of the clip or of the n-row sum
-enters — so N_Z(0, σ_Z²) noise with σ_Z >= σ_μ·L (2L) is a discrete Gaussian mechanism with multiplier >= σ_μ
-(Canonne, Kamath, Steinke 2020).
+Secure mode releases S on a grid γ = 2^-k <= 10^-4·C_μ/√d (the secure DP-SGD loop's rule, ``_centre_grid``) with
+exact discrete Gaussian noise, summing the rows' grid vectors k_i = rint(x_i·min(1, C_μ/‖x_i‖₂)/γ) exactly. Each is
+admitted only if ‖k_i‖² <= L², L = ⌈C_μ/γ + √d/2⌉ + 1, in exact integer arithmetic (a clipped row's norm is C_μ up
+to rounding, so it always passes; a failing row retries at a scale 2^-20 smaller, then is left out). Neighbouring
+data sets' integer sums then differ by one k_i (add/remove) or k_i − k_i' (replace-one), of norm <= L or 2L
+exactly — no floating-point rounding of the clip or of the n-row sum enters — so N_Z(0, σ_Z²) noise with
+σ_Z >= σ_μ·L (2L) is a discrete Gaussian mechanism with multiplier >= σ_μ (Canonne, Kamath, Steinke 2020).
 
 C_μ is public: the declared domain's bound on ‖x‖₂ when the input carries one (``FeatureDomain.max_l2``), else
 √d, the norm of the far corner of the unit box — the scale the library's encoders produce. Rows beyond it are
@@ -43,7 +43,7 @@ from ._base import user_stacklevel
 
 #: The share of the zCDP budget that (target ε, δ) allows which the centre release takes.
 CENTER_BUDGET_SHARE = 0.05
-_GRID_BITS = 10
+_GRID_INFLATION = 1e-4
 
 
 def center_noise_multiplier(target_epsilon: Optional[float], delta: float, noise_multiplier: float,
@@ -104,8 +104,8 @@ def release_center(X, n_estimate: float, sigma: float, bound: float, rng, keys=N
                    sensitivity_factor: float = 1.0) -> np.ndarray:
     """μ̃ = (Σ_i clip(x_i, C_μ) + noise)/ñ; σ = 0: the exact mean (a non-private fit). See the module docstring.
 
-    ``keys``: secure mode's key source (exact discrete Gaussian on the grid C_μ/2^10); ``sensitivity_factor``: 2
-    for replace-one neighbours.
+    ``keys``: secure mode's key source (exact discrete Gaussian on the grid of ``_centre_grid``);
+    ``sensitivity_factor``: 2 for replace-one neighbours.
     """
     n, d = X.shape
     if sigma == 0.0:
@@ -116,8 +116,7 @@ def release_center(X, n_estimate: float, sigma: float, bound: float, rng, keys=N
     if keys is None:
         noisy = _weighted_row_sum(X, scale) + sigma * (sensitivity_factor * bound) * rng.standard_normal(d)
     else:
-        gamma = bound * 2.0**-_GRID_BITS
-        limit = math.ceil(bound / gamma + math.sqrt(d) / 2) + 1
+        gamma, limit = _centre_grid(sigma * sensitivity_factor, bound, d)
         units = _grid_row_sum(X, scale, gamma, limit)
         # +1: σ_Z² >= (σ_μ·factor·L)² whatever the rounding of its float computation
         sigma2 = math.ceil((sigma * sensitivity_factor * limit) ** 2) + 1
@@ -125,6 +124,26 @@ def release_center(X, n_estimate: float, sigma: float, bound: float, rng, keys=N
                                             backend="native" if kernels.native_available() else "numpy")
         noisy = gamma * (units + z.astype(np.float64))
     return noisy / max(1.0, float(n_estimate))
+
+
+def _centre_grid(sigma: float, bound: float, d: int) -> Tuple[float, int]:
+    """(γ, L) of the secure centre release, by the secure DP-SGD loop's rule: γ = the largest power of two <=
+    10^-4·C_μ/√d and L = ⌈C_μ/γ + √d/2⌉ + 1, γ doubled while L > 2^26 or σ·L > 2^23 (σ: the noise multiplier
+    times the sensitivity factor). A fine grid matters here: each row's rounding moves a coordinate by up to γ/2,
+    and on 0/1 features every row moves the same way, so over n rows the centre is off by up to γ/2 per unit."""
+    root_d = math.sqrt(d)
+    if sigma * (math.ceil(0.5 * root_d) + 1) > 2.0**23:
+        raise ValueError("secure mode: the centre's noise multiplier times (⌈√d/2⌉ + 1) exceeds 2^23 grid units, the "
+                         "discrete Gaussian sampler's range; use a larger target ε or secure=False")
+    _, e = math.frexp(_GRID_INFLATION * bound / root_d)
+    e = max(e, -1020)
+
+    def limit_at(ex):
+        return math.ceil(math.ldexp(bound, 1 - ex) + 0.5 * root_d) + 1
+
+    while limit_at(e) > 2**26 or sigma * limit_at(e) > 2.0**23:
+        e += 1
+    return math.ldexp(1.0, e - 1), limit_at(e)
 
 
 def _grid_row_sum(X, scale, gamma: float, limit: int) -> np.ndarray:

@@ -50,7 +50,8 @@ larger below). Either covers every n the count could have come from. With ``samp
 reads ñ and the ε at ñ is exact.
 
 ``secure=True`` (all three, and FairDP): the noise is exact and drawn inside the native loop — per step each batch
-row's clipped gradient is rounded to a grid of width γ = 2^-k (γ√(d+1) <= 1e-4·the step's sensitivity s) and the
+row's clipped gradient is rounded to a grid of width γ = 2^-k (γ√(d+1) <= 1e-4·the step's sensitivity s, unless
+the grid is coarsened to keep the noise within the sampler's 2^23 units) and the
 rows' integer vectors are summed exactly, each admitted only if its integer norm is <= L = ⌈s/γ + √(d+1)/2⌉ + 1
 (checked exactly; a clipped row always passes), so no floating-point rounding of the clip or of the sum enters the
 sensitivity; γ·Z is added with Z a discrete Gaussian (Canonne, Kamath & Steinke 2020, integer arithmetic) of
