@@ -113,6 +113,26 @@ void residuals_and_norms(const T* X, std::ptrdiff_t n, std::ptrdiff_t d, std::pt
   }
 }
 
+// visit(x_i, c_i) for every batch row whose clipped coefficient c_i (sgd_step::clipped_coef) is not 0, in batch
+// order, asking for the lines of a row a few ahead (batch rows are scattered over X; residuals_and_norms checked
+// their indices and groups).
+template <class T, class Visit>
+void for_each_clipped_row(const T* X, std::ptrdiff_t d, std::ptrdiff_t row_stride, const std::int64_t* rows,
+                          std::ptrdiff_t m, const std::int64_t* groups, const std::vector<double>& weights,
+                          const std::vector<double>& bounds, const std::vector<double>& resid,
+                          const std::vector<double>& norm, Visit&& visit) {
+  constexpr std::ptrdiff_t kRowsAhead = 4;
+  for (std::ptrdiff_t r = 0; r < m; ++r) {
+    if (r + kRowsAhead < m) {
+      prefetch_bytes(X + rows[r + kRowsAhead] * row_stride, d * static_cast<std::ptrdiff_t>(sizeof(T)));
+    }
+    const std::int64_t i = rows[r];
+    const double coef = sgd_step::clipped_coef(static_cast<std::size_t>(groups[i]), static_cast<std::size_t>(r),
+                                               weights, bounds, resid, norm);
+    if (coef != 0.0) visit(X + i * row_stride, coef);
+  }
+}
+
 // Secure mode's grid for one step's release (see SgdConfig): γ = 2^(e−1), 1/γ, the row bound L in grid units and
 // σ_g² = (σ·L)² as a rational rounded up.
 struct SecureGrid {
@@ -301,37 +321,25 @@ void dpsgd_epochs(const MatrixView<T>& Xv, const SgdSteps& steps, const SgdConfi
     if (secure && sigma > 0.0) {
       const SecureGrid grid = secure_grid(sigma, s_step, config.grid_inflation, width);
       SecureRowSum row_sum(grid, width);
-      constexpr std::ptrdiff_t kRowsAhead = 4;  // as in residuals_and_norms (the rows were checked there)
-      for (std::ptrdiff_t r = 0; r < m; ++r) {
-        if (r + kRowsAhead < m) {
-          prefetch_bytes(X + rows[r + kRowsAhead] * row_stride, d * static_cast<std::ptrdiff_t>(sizeof(T)));
-        }
-        const std::int64_t i = rows[r];
-        const double coef = sgd_step::clipped_coef(static_cast<std::size_t>(groups[i]), static_cast<std::size_t>(r),
-                                                   weights, bounds, resid, norm);
-        if (coef == 0.0) continue;
-        const T* x = X + i * row_stride;
-        // unreachable for a clipped row (its norm exceeds s by 1e-12 at most, and rounding adds <= √D/2 units,
-        // while L >= s/γ + √D/2 + 1): a retry at a slightly smaller c, then the row is left out
-        if (!row_sum.add(x, d, steps.center, coef)) row_sum.add(x, d, steps.center, coef * (1.0 - 0x1p-20));
-      }
+      for_each_clipped_row(X, d, row_stride, rows, m, groups, weights, bounds, resid, norm,
+                           [&](const T* x, double coef) {
+                             // unreachable for a clipped row (its norm exceeds s by 1e-12 at most, and rounding
+                             // adds <= √D/2 units, while L >= s/γ + √D/2 + 1): a retry at a slightly smaller c,
+                             // then the row is left out
+                             if (!row_sum.add(x, d, steps.center, coef)) {
+                               row_sum.add(x, d, steps.center, coef * (1.0 - 0x1p-20));
+                             }
+                           });
       secure_release(*secure_rng, grid, row_sum.units(), total);
     } else if (fused) {
       using Row = Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, 1>>;
       Eigen::Map<Eigen::VectorXd> acc(total.data(), d);
       double acc_bias = 0.0;
-      constexpr std::ptrdiff_t kRowsAhead = 4;
-      for (std::ptrdiff_t r = 0; r < m; ++r) {
-        if (r + kRowsAhead < m) {
-          prefetch_bytes(X + rows[r + kRowsAhead] * row_stride, d * static_cast<std::ptrdiff_t>(sizeof(T)));
-        }
-        const std::int64_t i = rows[r];
-        const double coef = sgd_step::clipped_coef(static_cast<std::size_t>(groups[i]), static_cast<std::size_t>(r),
-                                                   weights, bounds, resid, norm);
-        if (coef == 0.0) continue;
-        acc.noalias() += coef * Row(X + i * row_stride, d).template cast<double>();
-        acc_bias += coef;
-      }
+      for_each_clipped_row(X, d, row_stride, rows, m, groups, weights, bounds, resid, norm,
+                           [&](const T* x, double coef) {
+                             acc.noalias() += coef * Row(x, d).template cast<double>();
+                             acc_bias += coef;
+                           });
       total[static_cast<std::size_t>(d)] = acc_bias;
       sgd_step::subtract_center(steps.center, d, total);
     } else {
