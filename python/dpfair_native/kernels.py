@@ -501,14 +501,13 @@ def dpsgd_epochs(
     <= L exactly, so the sensitivity is L grid units with no floating-point rounding in it: not the clip's (a
     float clipped vector can exceed its bound by a few ulps), nor the sum's (a float sum of B rows is off by up to
     about B²·2^-53·s). A clipped row has norm s up to 1e-12 relative, and rounding adds at most √D/2, so the check
-    always passes in practice; should it fail (it is the guarantee, not the clip), the row retries at c_i·(1 − 2^-20)
-    and is otherwise left out. Each step is thus N_Z noise with multiplier σ on an integer-valued query of
-    sensitivity L, i.e. (1/(2σ²))-zCDP before subsampling (CKS 2020, Thm 14) — account it with
+    always passes in practice; should it fail (the check, not the clip, is what the guarantee rests on), the row
+    retries at c_i·(1 − 2^-20) and is otherwise left out. Each step is thus N_Z noise with multiplier σ on an
+    integer-valued query of sensitivity L, i.e. (1/(2σ²))-zCDP before subsampling (CKS 2020, Thm 14) — account it with
     :mod:`dpfair_native._secure_accounting`, not with the continuous-Gaussian formula. γ and L are functions of the
     released s only (public), so the grid leaks nothing; ``step_bounds`` reports s_k without the rounding allowance
     (Lγ <= s + (√D/2 + 2)γ, i.e. at most (1/2 + 2/√D)·grid_inflation more noise while the grid is not
-    coarsened). Secure mode reads dense X as
-    C-contiguous rows (copied if it is not).
+    coarsened). Secure mode reads dense X as C-contiguous rows (copied if it is not).
     Returns ``(params, step_bounds)``: the final (d + 1,) params and the (T, K) sensitivities s_k of each step.
     The native loop runs single-threaded with the GIL released (steps are sequential and batches small). Secure
     mode on CSR input runs the NumPy twin whatever ``backend`` says (the native CSR loops draw no discrete
