@@ -37,7 +37,7 @@ from typing import Optional, Tuple
 
 import numpy as np
 
-from .. import kernels
+from .. import _reference, kernels
 from ..domain import AssumedDomainWarning
 from ._base import user_stacklevel
 
@@ -127,23 +127,12 @@ def release_center(X, n_estimate: float, sigma: float, bound: float, rng, keys=N
 
 
 def _centre_grid(sigma: float, bound: float, d: int) -> Tuple[float, int]:
-    """(γ, L) of the secure centre release, by the secure DP-SGD loop's rule: γ = the largest power of two <=
-    10^-4·C_μ/√d and L = ⌈C_μ/γ + √d/2⌉ + 1, γ doubled while L > 2^26 or σ·L > 2^23 (σ: the noise multiplier
-    times the sensitivity factor). A fine grid matters here: each row's rounding moves a coordinate by up to γ/2,
-    and on 0/1 features every row moves the same way, so over n rows the centre is off by up to γ/2 per unit."""
-    root_d = math.sqrt(d)
-    if sigma * (math.ceil(0.5 * root_d) + 1) > 2.0**23:
-        raise ValueError("secure mode: the centre's noise multiplier times (⌈√d/2⌉ + 1) exceeds 2^23 grid units, the "
-                         "discrete Gaussian sampler's range; use a larger target ε or secure=False")
-    _, e = math.frexp(_GRID_INFLATION * bound / root_d)
-    e = max(e, -1020)
-
-    def limit_at(ex):
-        return math.ceil(math.ldexp(bound, 1 - ex) + 0.5 * root_d) + 1
-
-    while limit_at(e) > 2**26 or sigma * limit_at(e) > 2.0**23:
-        e += 1
-    return math.ldexp(1.0, e - 1), limit_at(e)
+    """(γ, L) of the secure centre release: the secure DP-SGD loop's rule (``_reference.secure_grid``, D = d,
+    inflation 10^-4, σ the noise multiplier times the sensitivity factor). A fine grid matters here: each row's
+    rounding moves a coordinate by up to γ/2, and on 0/1 features every row moves the same way, so over n rows the
+    centre is off by up to γ/2 per unit."""
+    gamma, limit, _, _ = _reference.secure_grid(sigma, bound, _GRID_INFLATION, d)
+    return gamma, limit
 
 
 def _grid_row_sum(X, scale, gamma: float, limit: int) -> np.ndarray:
