@@ -268,10 +268,12 @@ def test_secure_row_units_admits_exactly_the_rows_within_L():
 
 
 def test_secure_loop_refuses_a_noise_multiplier_no_grid_can_hold(backend):
-    """L falls to ⌈√D/2⌉ + 1 as γ grows, so σ above 2^23 / (⌈√D/2⌉ + 1) fits no grid: a ValueError, where the
-    grid search used to loop forever (review of session 25); just below it the fit runs."""
+    """L = ⌈s/γ + √D/2⌉ + 1 falls to ⌊√D/2⌋ + 2 as γ grows, so σ above 2^23 / (⌊√D/2⌋ + 2) fits no grid: a
+    ValueError, where the grid search used to loop forever (review of session 25); just below it the fit runs.
+    D = 4 (√D/2 = 1, an integer) is the case the older limit ⌈√D/2⌉ + 1 = 2 got wrong: it admitted σ that only a
+    grid of width 2^53·s holds."""
     X, y = np.ones((2, 3)), np.array([0.0, 1.0])
-    limit_floor = math.ceil(math.sqrt(4) / 2) + 1
+    limit_floor = math.floor(math.sqrt(4) / 2) + 2
     kw = dict(clip=1.0, expected_batch_size=1.0, secure_key=bytes(32), backend=backend)
     with pytest.raises(ValueError, match="2\\^23 grid units"):
         kernels.dpsgd_epochs(X, y, np.zeros(4), np.arange(2), np.array([0, 2]), np.ones(1), None,
@@ -279,3 +281,17 @@ def test_secure_loop_refuses_a_noise_multiplier_no_grid_can_hold(backend):
     params, _ = kernels.dpsgd_epochs(X, y, np.zeros(4), np.arange(2), np.array([0, 2]), np.ones(1), None,
                                      noise_multiplier=2.0**23 / limit_floor * 0.999, **kw)
     assert np.all(np.isfinite(params))
+
+
+@pytest.mark.parametrize("D", [4, 8, 9, 16, 99, 100, 4000])
+def test_secure_grid_just_under_the_refusal_limit_is_a_sane_grid(D):
+    """Just under σ = 2^23 / (⌊√D/2⌋ + 2), the largest σ accepted, the grid search stops where L reaches ⌊√D/2⌋ + 2,
+    at s/γ <= ⌊√D/2⌋ + 1 − √D/2 (>= 0.025 for these D): a grid within 2^6 of s. (Between this limit and the older
+    ⌈√D/2⌉ + 1, accepted before for integer √D/2 as at D = 4, 16, 100, only a grid of about 2^53·s held σ; the
+    refusal test above pins that those σ are now refused.)"""
+    s = 0.8
+    sigma = 2.0**23 / (math.floor(math.sqrt(D) / 2) + 2) * 0.999
+    gamma, limit, num, den = _reference.secure_grid(sigma, s, 1e-4, D)
+    assert limit == math.floor(math.sqrt(D) / 2) + 2 and sigma * limit <= 2.0**23
+    assert gamma <= 2.0**6 * s
+    assert Fraction(num, den) >= Fraction(sigma * limit) ** 2

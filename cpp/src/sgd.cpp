@@ -146,10 +146,11 @@ constexpr double kMaxNoiseUnits = 8388608.0;  // σ·L <= 2^23: the grid noise s
 
 SecureGrid secure_grid(double sigma, double s, double inflation, std::ptrdiff_t D) {
   const double root_d = std::sqrt(static_cast<double>(D));
-  // L decreases to ⌈√D/2⌉ + 1 as γ grows: beyond the sampler's range there, no grid will do (and the loop below
-  // would not end)
-  require(sigma * (std::ceil(0.5 * root_d) + 1.0) <= kMaxNoiseUnits,
-          "secure mode: noise_multiplier·(⌈√(d+1)/2⌉ + 1) exceeds 2^23 grid units, the discrete Gaussian sampler's "
+  // For s/γ > 0, L = ⌈s/γ + √D/2⌉ + 1 >= ⌊√D/2⌋ + 2, reached once s/γ <= ⌊√D/2⌋ + 1 − √D/2: a σ beyond the
+  // sampler's range at that L fits no grid. (At ⌈√D/2⌉ + 1 instead, an integer √D/2 let a σ just under the limit
+  // run on a grid of 2^53·s, waiting for s/γ to round away.)
+  require(sigma * (std::floor(0.5 * root_d) + 2.0) <= kMaxNoiseUnits,
+          "secure mode: noise_multiplier·(⌊√(d+1)/2⌋ + 2) exceeds 2^23 grid units, the discrete Gaussian sampler's "
           "range; use a smaller noise_multiplier or secure=False");
   int e = 1;
   if (s > 0.0) std::frexp(inflation * s / root_d, &e);  // x = m·2^e, m in [0.5, 1): 2^(e−1) <= x, exactly

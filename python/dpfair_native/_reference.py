@@ -708,8 +708,8 @@ def secure_grid(sigma: float, s: float, inflation: float, D: int):
     """(γ, L, num, den) of one secure DP-SGD step (twin of the native loop's): γ = the largest power of two <=
     inflation·s/√D and L = ⌈s/γ + √D/2⌉ + 1 (γ doubled while L > 2^26 or σ·L > 2^23); σ_g² = num/den >= (σ·L)²."""
     root_d = math.sqrt(D)
-    if sigma * (math.ceil(0.5 * root_d) + 1) > 8388608.0:
-        raise ValueError("secure mode: noise_multiplier·(⌈√(d+1)/2⌉ + 1) exceeds 2^23 grid units, the discrete "
+    if sigma * (math.floor(0.5 * root_d) + 2) > 8388608.0:  # L >= ⌊√D/2⌋ + 2 on every grid (see the native code)
+        raise ValueError("secure mode: noise_multiplier·(⌊√(d+1)/2⌋ + 2) exceeds 2^23 grid units, the discrete "
                          "Gaussian sampler's range; use a smaller noise_multiplier or secure=False")
     e = 1
     if s > 0:

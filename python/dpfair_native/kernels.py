@@ -493,7 +493,7 @@ def dpsgd_epochs(
     draws). Counts get N_Z(0, σ₁²). Steps 3–5 become, with s = the step's sensitivity (max_k s_k, or
     sqrt(Σ_k s_k²) for "per_group") and D = d + 1: γ = the largest power of two <= ``grid_inflation``·s/√D and
     L = ⌈s/γ + √D/2⌉ + 1 (γ doubled while L > 2^26 or σ·L > 2^23, so the grid noise stays below 2^24 units;
-    ValueError if σ·(⌈√D/2⌉ + 1) > 2^23, where no grid does); each
+    ValueError if σ·(⌊√D/2⌋ + 2) > 2^23, where no grid does); each
     batch row's clipped gradient is rounded to the grid, k_i = rint(c_i·[x_i − μ, 1]/γ) with c_i its clipped
     coefficient, and enters the sum only if Σ_j k_ij² <= L² in exact integer arithmetic; the integer sum
     Σ_i k_i (clamped to ±2^52, 1-Lipschitz per coordinate) is released as ``γ·(Σ_i k_i + Z)`` with Z_j ~ N_Z(0, σ_g²),

@@ -36,7 +36,7 @@ struct SgdConfig {
   // ignored; every noise value is an exact discrete Gaussian from the ChaCha20 stream of the key (secure_noise.hpp).
   // Per step, with s = the step's sensitivity (max_k s_k or sqrt(Σ s_k²)) and D = d + 1: γ = the largest power of
   // two <= grid_inflation·s/√D and L = ⌈s/γ + √D/2⌉ + 1 (γ doubled while L > 2^26 or σ·L > 2^23; refused if
-  // σ·(⌈√D/2⌉ + 1) > 2^23, where no grid does). Each batch row's
+  // σ·(⌊√D/2⌋ + 2) > 2^23, where no grid does). Each batch row's
   // clipped c_i·[x_i − μ, 1] is rounded to the grid, k_i = rint(c_i·[x_i − μ, 1]/γ), and enters only if ‖k_i‖² <= L²
   // in exact integer arithmetic (a clipped row has norm <= s up to rounding, so ‖k_i‖ <= s/γ + √D/2 + 1e-12 always
   // passes; a failure retries at c_i·(1 − 2^-20), then leaves the row out). The integer sum Σ k_i (clamped to ±2^52)
