@@ -2,7 +2,8 @@
 
 DPSGDClassifier / DPSGD-F / Naïve: 20 epochs, batch 256, σ = 1, C = 1, lr = 2 (bench_dpsgd's setting); secure mode
 draws (d + 1) = 46 discrete Gaussians per step inside the native loop (2,820 steps). Functional-mechanism fits
-(PrivLR Laplace, FairFM Gaussian, ADFC): one release of ~1,100 coefficients. Also the raw sampler rate.
+(PrivLR Laplace, FairFM Gaussian, ADFC): one release of ~1,100 coefficients. Also the raw sampler rate and the
+Poisson batch selection (float gaps against the secure path's exact ones).
 
 Run: PYTHONPATH=python python -m pytest bench/bench_secure.py --benchmark-enable --benchmark-columns=min,median,rounds
 Summary table (min / median of repeats, ε of each mode): PYTHONPATH=python python bench/bench_secure.py
@@ -77,6 +78,25 @@ def test_sampler_rate(benchmark):
     benchmark.pedantic(kernels.discrete_gaussian_noise, args=(100_000, 2**34), rounds=5, iterations=1)
 
 
+def _batches(secure):
+    """One fit's batch selection at Adult's setting (36,177 rows, q = 256/36,177, 20 epochs of 141 steps)."""
+    from dpfair_native._secure_random import SecureKeys
+    from dpfair_native.models.dpsgd import poisson_batches, secure_poisson_batches
+
+    n, q, steps = 36_177, BATCH / 36_177, 141
+    if secure:
+        keys = SecureKeys(0)
+        return [secure_poisson_batches(n, q, steps, keys.next()) for _ in range(EPOCHS)]
+    rng = np.random.default_rng(0)
+    return [poisson_batches(n, q, steps, rng) for _ in range(EPOCHS)]
+
+
+@pytest.mark.parametrize("secure", [False, True], ids=["float", "secure"])
+def test_batch_selection(benchmark, secure):
+    benchmark.group = "Poisson batch selection, Adult's 20 epochs (about 720,000 selections)"
+    benchmark.pedantic(_batches, args=(secure,), rounds=5, iterations=1)
+
+
 def _times(fn, repeat):
     out, ts = None, []
     for _ in range(repeat):
@@ -108,6 +128,9 @@ def main(repeat=7):
         m = fit_fm(name, True, data)
         print(f"| {name} | {min(tf) * 1e3:.1f} / {np.median(tf) * 1e3:.1f} ms | {min(ts_) * 1e3:.1f} / "
               f"{np.median(ts_) * 1e3:.1f} ms | {min(ts_) / min(tf):.2f} | {m.privacy_spent_[0]:.3f} (same) |")
+    (tf, mf, _), (ts_, ms, _) = (_times(lambda: _batches(secure), repeat) for secure in (False, True))
+    print(f"\nbatch selection, 20 epochs at Adult's q: float {tf * 1e3:.1f} / {mf * 1e3:.1f} ms, exact (secure) "
+          f"{ts_ * 1e3:.1f} / {ms * 1e3:.1f} ms (min / median)")
     t, med, _ = _times(lambda: kernels.discrete_gaussian_noise(100_000, 2**34), 5)
     print(f"\nnative discrete Gaussian (σ = 2^17): {t / 1e5 * 1e9:.0f} ns / draw (min), {med / 1e5 * 1e9:.0f} median")
 

@@ -10,6 +10,7 @@ import pytest
 from dpfair_native import _reference, kernels
 from dpfair_native._secure_random import SecureKeys
 from dpfair_native.models.dpsgd import poisson_batches
+from dpfair_native.models.dpsgd import secure_poisson_batches as poisson_batches_secure
 
 native = pytest.mark.native
 
@@ -295,3 +296,80 @@ def test_secure_grid_just_under_the_refusal_limit_is_a_sane_grid(D):
     assert limit == math.floor(math.sqrt(D) / 2) + 2 and sigma * limit <= 2.0**23
     assert gamma <= 2.0**6 * s
     assert Fraction(num, den) >= Fraction(sigma * limit) ** 2
+
+
+# -- exact Poisson batch selection -------------------------------------------------------------------------------------
+RATES = [2.0**-40, 1e-6, 256 / 36177, 0.01, 0.3, 0.5, 0.9, 1 - 2.0**-53]
+
+
+@pytest.mark.parametrize("q", RATES)
+def test_poisson_rate_rational_never_exceeds_the_sample_rate(q):
+    """λ = s/t <= −ln(1 − q) in exact arithmetic (Decimal at 80 digits: ln of the exact 1 − q), so the selection
+    probability 1 − e^{−λ} <= q, and λ (so p, by concavity) within a relative 2^-40 + 2^-47 + 2^-48/q of it."""
+    from decimal import Decimal, localcontext
+
+    t, s = kernels.poisson_rate_rational(q)
+    assert 1 <= t <= 2**48 and 1 <= s <= 2**48
+    with localcontext() as ctx:
+        ctx.prec = 80
+        exact = -(Decimal(1) - Decimal(q)).ln()
+        lam = Decimal(s) / Decimal(t)
+        assert lam <= exact
+        assert (exact - lam) / exact <= Decimal(2.0**-40) + Decimal(2.0**-47) + Decimal(2.0**-48) / Decimal(q)
+
+
+@pytest.mark.parametrize("q", [0.0, -0.1, 1.5, float("nan"), 2.0**-50])
+def test_poisson_rate_rational_refuses_rates_it_cannot_hold(q):
+    with pytest.raises(ValueError, match="sample_rate"):
+        kernels.poisson_rate_rational(q)
+
+
+@pytest.mark.native
+@pytest.mark.parametrize("q", [1e-3, 0.05, 0.3, 0.97])
+def test_secure_poisson_slots_native_equals_numpy(q):
+    for seed in range(3):
+        key = SecureKeys(seed).next()
+        for total in (0, 1, 57, 3000):
+            a = kernels.secure_poisson_slots(total, q, key)
+            b = kernels.secure_poisson_slots(total, q, key, backend="numpy")
+            assert a.dtype == np.int64 and np.array_equal(a, b)
+            assert np.all(np.diff(a) > 0) and (a.size == 0 or (a[0] >= 0 and a[-1] < total))
+
+
+def test_secure_poisson_slots_select_each_slot_with_probability_q(backend):
+    """Selected counts and gaps against Binomial / Geometric(q): the count within 5 sd, P(gap = 1) and P(gap = 2)
+    within 5 sd of q and q(1 − q). A sampler at 1.05·q or 0.95·q would be 7 sd off on the count."""
+    q, total = 0.01, 2_000_000 if backend == "native" else 100_000
+    slots = kernels.secure_poisson_slots(total, q, SecureKeys(11).next(), backend=backend)
+    sd = math.sqrt(total * q * (1 - q))
+    assert abs(slots.size - total * q) < 5 * sd
+    q2, total2 = 0.3, 200_000 if backend == "native" else 20_000
+    gaps = np.diff(kernels.secure_poisson_slots(total2, q2, SecureKeys(12).next(), backend=backend))
+    for g, p in ((1, q2), (2, q2 * (1 - q2))):
+        freq = np.mean(gaps == g)
+        assert abs(freq - p) < 5 * math.sqrt(p * (1 - p) / gaps.size), (g, freq, p)
+
+
+def test_secure_poisson_slots_at_rate_one_and_bad_input(backend):
+    key = bytes(32)
+    assert np.array_equal(kernels.secure_poisson_slots(5, 1.0, key, backend=backend), np.arange(5))
+    with pytest.raises(ValueError, match="32 bytes"):
+        kernels.secure_poisson_slots(5, 0.5, b"short", backend=backend)
+    with pytest.raises(ValueError, match="total"):
+        kernels.secure_poisson_slots(-1, 0.5, key, backend=backend)
+    with pytest.raises(ValueError, match="sample_rate"):
+        kernels.secure_poisson_slots(5, 0.0, key, backend=backend)
+
+
+def test_secure_poisson_batches_map_slots_to_steps_and_rows():
+    """Slot step·n + i is record i in batch ``step``; with ``rows`` the records are mapped through it."""
+    key = SecureKeys(3).next()
+    n, steps, q = 40, 7, 0.2
+    slots = kernels.secure_poisson_slots(n * steps, q, key)
+    rows, offsets = poisson_batches_secure(n, q, steps, key)
+    assert offsets[0] == 0 and offsets[-1] == slots.size and offsets.shape == (steps + 1,)
+    for t in range(steps):
+        expect = slots[(slots >= t * n) & (slots < (t + 1) * n)] - t * n
+        assert np.array_equal(rows[offsets[t]:offsets[t + 1]], expect)
+    mapped, _ = poisson_batches_secure(n, q, steps, key, rows=np.arange(n) * 3 + 1)
+    assert np.array_equal(mapped, rows * 3 + 1)

@@ -322,3 +322,31 @@ def test_secure_target_with_q_from_the_count_out_of_reach_says_why():
     public = DPSGDClassifier(target_epsilon=4.0, secure=True, sample_rate=0.02, batch_size=None, epochs=2,
                              random_state=0).fit(X, y)
     assert public.privacy_spent_[0] <= 4.0 and np.isfinite(public.coef_).all()
+
+
+@pytest.mark.parametrize("make", DPSGD + [lambda **k: FairDPClassifier(noise_multiplier=1.5, sample_rate=0.1, epochs=2,
+                                                                      n_models=3, **k)])
+def test_secure_fits_select_batches_exactly_not_with_numpy(make, monkeypatch):
+    """secure=True draws every batch with secure_poisson_batches (one key per epoch, and per group for FairDP),
+    never with the float path's poisson_batches; the float fit does the opposite."""
+    from dpfair_native.models import dpsgd, fairdp
+
+    calls, exact = [], dpsgd.secure_poisson_batches
+
+    def counted(*args, **kwargs):
+        calls.append(args[3])  # the key
+        return exact(*args, **kwargs)
+
+    def refused(*args, **kwargs):
+        raise AssertionError("a secure fit drew its batches with NumPy")
+
+    X, y, s = _data()
+    monkeypatch.setattr(dpsgd, "poisson_batches", refused)
+    monkeypatch.setattr(fairdp, "poisson_batches", refused)
+    monkeypatch.setattr(dpsgd, "secure_poisson_batches", counted)
+    monkeypatch.setattr(fairdp, "secure_poisson_batches", counted)
+    model = make(random_state=0, secure=True).fit(X, y, sensitive_features=s)
+    per_epoch = 2 if isinstance(model, FairDPClassifier) else 1
+    assert len(calls) == 2 * per_epoch and len(set(calls)) == len(calls)  # 2 epochs, a fresh key each
+    with pytest.raises(AssertionError, match="NumPy"):
+        make(random_state=0).fit(X, y, sensitive_features=s)

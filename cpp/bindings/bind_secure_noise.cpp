@@ -1,9 +1,11 @@
 // Python binding of the exact discrete samplers (dpfair/secure_noise.hpp): a key (32 bytes) in, int64 draws out,
 // with the GIL released while sampling.
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <pybind11/numpy.h>
 
@@ -55,6 +57,21 @@ py::array_t<std::int64_t> exact_draws(py::bytes key, py::ssize_t size, std::uint
   return draws(key, size, [=](dpfair::ChaCha20Bits& r) { return Sampler(r, num, den); });
 }
 
+py::array_t<std::int64_t> poisson_slots(py::bytes key, std::int64_t total, std::uint64_t t, std::uint64_t s) {
+  const std::string k = key_bytes(key, 32, "key");
+  std::vector<std::int64_t> slots;
+  try {
+    py::gil_scoped_release release;
+    dpfair::ChaCha20Bits rng(reinterpret_cast<const std::uint8_t*>(k.data()));
+    slots = dpfair::poisson_slots(rng, total, t, s);
+  } catch (const std::invalid_argument& e) {
+    throw py::value_error(e.what());
+  }
+  py::array_t<std::int64_t> out(static_cast<py::ssize_t>(slots.size()));
+  std::copy(slots.begin(), slots.end(), out.mutable_data());
+  return out;
+}
+
 }  // namespace
 
 void bind_secure_noise(pybind11::module_& m) {
@@ -68,4 +85,8 @@ void bind_secure_noise(pybind11::module_& m) {
         py::arg("scale_num"), py::arg("scale_den"),
         "size exact discrete Laplace draws, scale = scale_num/scale_den, from the ChaCha20 stream of key "
         "(see dpfair_native.kernels.discrete_laplace_noise).");
+  m.def("secure_poisson_slots", &poisson_slots, py::arg("key"), py::arg("total"), py::arg("lambda_den"),
+        py::arg("lambda_num"),
+        "The slots of {0..total-1} selected independently with probability 1 - exp(-lambda_num/lambda_den), from "
+        "the ChaCha20 stream of key (see dpfair_native.kernels.secure_poisson_slots).");
 }

@@ -143,20 +143,27 @@ bool bernoulli_exp(ChaCha20Bits& rng, u128 num, u128 den) {
   return bernoulli_exp_unit(rng, num % den, den);
 }
 
-// CKS Algorithm 2 (scale t/s): U uniform on {0..t−1}, accept with prob exp(−U/t); V ~ Geometric(1 − e^{−1}) by
-// counting Bernoulli(exp(−1)) successes; X = U + t·V ~ Geometric(1 − e^{−1/t}); Y = ⌊X/s⌋; a sign bit; reject
-// (−, 0) so that 0 is not counted twice.
+// CKS Algorithm 2's geometric (t, s >= 1): U uniform on {0..t−1}, accepted with prob exp(−U/t) (else redrawn);
+// V ~ Geometric(1 − e^{−1}) by counting Bernoulli(exp(−1)) successes; X = U + t·V ~ Geometric(1 − e^{−1/t}), so
+// P(X >= x) = e^{−x/t}; Y = ⌊X/s⌋ has P(Y >= k) = P(X >= k·s) = e^{−k·s/t}.
+u128 geometric_exp(ChaCha20Bits& rng, std::uint64_t t, std::uint64_t s) {
+  while (true) {
+    const std::uint64_t u = rng.uniform_below(t);
+    if (!bernoulli_exp(rng, u, t)) continue;
+    u128 v = 0;
+    while (bernoulli_exp(rng, 1, 1)) ++v;
+    return (static_cast<u128>(u) + static_cast<u128>(t) * v) / s;
+  }
+}
+
+// CKS Algorithm 2 (scale t/s): Y = geometric_exp(t, s); a sign bit; reject (−, 0) so that 0 is not counted twice.
 std::int64_t discrete_laplace(ChaCha20Bits& rng, std::uint64_t t, std::uint64_t s) {
   if (t < 1 || s < 1 || t > kSecureMaxRational || s > kSecureMaxRational) {
     throw std::invalid_argument("discrete Laplace scale t/s needs 1 <= t, s <= 2^48");
   }
   constexpr u128 kLimit = static_cast<u128>(1) << 62;
   while (true) {
-    const std::uint64_t u = rng.uniform_below(t);
-    if (!bernoulli_exp(rng, u, t)) continue;
-    u128 v = 0;
-    while (bernoulli_exp(rng, 1, 1)) ++v;
-    const u128 y = (static_cast<u128>(u) + static_cast<u128>(t) * v) / s;
+    const u128 y = geometric_exp(rng, t, s);
     const bool negative = rng.bits(1) == 1;
     if (negative && y == 0) continue;
     if (y >= kLimit) continue;  // astronomically unlikely; see the file comment
@@ -181,6 +188,21 @@ std::int64_t discrete_gaussian(ChaCha20Bits& rng, std::uint64_t num, std::uint64
     const u128 a = abs_y * dt;
     const u128 diff = a >= num ? a - num : num - a;
     if (bernoulli_exp(rng, diff * diff, gamma_den)) return y;
+  }
+}
+
+std::vector<std::int64_t> poisson_slots(ChaCha20Bits& rng, std::int64_t total, std::uint64_t t, std::uint64_t s) {
+  if (t < 1 || s < 1 || t > kSecureMaxRational || s > kSecureMaxRational) {
+    throw std::invalid_argument("Poisson sampling rate: lambda = s/t needs 1 <= t, s <= 2^48");
+  }
+  if (total < 0) throw std::invalid_argument("total must be >= 0");
+  std::vector<std::int64_t> slots;
+  std::int64_t last = -1;  // slot i is selected at gap 1 + Y after the previous one (the first: Y after −1)
+  while (true) {
+    const u128 y = geometric_exp(rng, t, s);
+    if (y >= static_cast<u128>(total - last - 1)) return slots;  // the next selection lies past the end
+    last += 1 + static_cast<std::int64_t>(y);
+    slots.push_back(last);
   }
 }
 

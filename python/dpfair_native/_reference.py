@@ -641,8 +641,8 @@ def _bernoulli_exp(rng, num, den) -> bool:
     return _bernoulli_exp_unit(rng, num % den, den)
 
 
-def _discrete_laplace(rng, t: int, s: int) -> int:
-    """P(z) ∝ exp(−|z|·s/t) (CKS Algorithm 2); rejects |y| >= 2^62 as the native sampler does."""
+def _geometric_exp(rng, t: int, s: int) -> int:
+    """Y >= 0 with P(Y >= k) = exp(−k·s/t): ⌊X/s⌋ for CKS Algorithm 2's X = U + t·V ~ Geometric(1 − e^{−1/t})."""
     while True:
         u = rng.uniform_below(t)
         if not _bernoulli_exp(rng, u, t):
@@ -650,7 +650,13 @@ def _discrete_laplace(rng, t: int, s: int) -> int:
         v = 0
         while _bernoulli_exp(rng, 1, 1):
             v += 1
-        y = (u + t * v) // s
+        return (u + t * v) // s
+
+
+def _discrete_laplace(rng, t: int, s: int) -> int:
+    """P(z) ∝ exp(−|z|·s/t) (CKS Algorithm 2); rejects |y| >= 2^62 as the native sampler does."""
+    while True:
+        y = _geometric_exp(rng, t, s)
         negative = rng.bits(1) == 1
         if negative and y == 0:
             continue
@@ -691,6 +697,22 @@ def discrete_laplace_noise(key: bytes, size: int, scale_num: int, scale_den: int
     _check_rational(scale_num, scale_den, "scale")
     rng = ChaCha20Bits(key)
     return np.array([_discrete_laplace(rng, scale_num, scale_den) for _ in range(size)], dtype=np.int64)
+
+
+def secure_poisson_slots(key: bytes, total: int, lambda_den: int, lambda_num: int) -> np.ndarray:
+    """The slots of {0, ..., total − 1} selected independently with probability 1 − exp(−lambda_num/lambda_den),
+    in increasing order: gaps 1 + Y between selections, Y = :func:`_geometric_exp` (twin of the native sampler)."""
+    _check_rational(lambda_den, lambda_num, "lambda")
+    if total < 0:
+        raise ValueError("total must be >= 0")
+    rng = ChaCha20Bits(key)
+    slots, last = [], -1
+    while True:
+        y = _geometric_exp(rng, lambda_den, lambda_num)
+        if y >= total - last - 1:
+            return np.array(slots, dtype=np.int64)
+        last += 1 + y
+        slots.append(last)
 
 
 def sigma2_upper_rational(sigma2: float):

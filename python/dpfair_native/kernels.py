@@ -9,6 +9,7 @@ results (to float summation order). Inputs are never modified.
 from __future__ import annotations
 
 import importlib
+import math
 import os
 from typing import Literal, NamedTuple, Optional, Tuple
 
@@ -888,7 +889,54 @@ def discrete_laplace_noise(size: int, scale, *, random_state=None, backend: Back
     return _secure_draws("laplace", size, scale, random_state, backend)
 
 
-__all__ += ["discrete_gaussian_noise", "discrete_laplace_noise"]
+
+
+def poisson_rate_rational(sample_rate: float) -> tuple:
+    """(t, s), 1 <= t, s <= 2^48, with λ = s/t <= −ln(1 − q): the secure sampler's selection probability
+    p = 1 − e^{−λ} is then <= q = ``sample_rate``, so an accountant run at q covers it (Poisson-subsampled
+    guarantees only weaken as the rate grows: sampling at p is sampling at q and then keeping each selected record
+    with probability p/q, data-independent post-selection). λ = ⌊λ_f·2^k⌋/2^k with λ_f = −log1p(−q)·(1 − 2^-40),
+    which is below the exact −ln(1 − q) for any log1p within 2^-40 (libm's is within an ulp or two); k <= 48 the
+    largest keeping s <= 2^48 (the floor loses < 2^-48 of λ < 1, < 2^-47·λ above); p/q >= λ/(−ln(1 − q)) (p is
+    concave in λ) >= 1 − 2^-40 − 2^-47 − 2^-48/q.
+
+    ValueError for q outside (0, 1) or so small that s = 0 (q below about 2^-48); q = 1 needs no draw (every record
+    is selected).
+    """
+    q = float(sample_rate)
+    if not 0.0 < q < 1.0:
+        raise ValueError(f"sample_rate must lie in (0, 1) for the secure sampler, got {sample_rate!r}")
+    lam = -math.log1p(-q) * (1.0 - 2.0**-40)
+    k = 48
+    while k > 0 and math.ldexp(lam, k) > float(1 << 48):
+        k -= 1
+    s = math.floor(math.ldexp(lam, k))
+    if s < 1:
+        raise ValueError(f"sample_rate {q:.3g} is too small for the secure sampler (about 2^-48 at least)")
+    return 1 << k, int(s)
+
+
+def secure_poisson_slots(total: int, sample_rate: float, key: bytes, *, backend: Backend = "native") -> np.ndarray:
+    """The slots of {0, ..., total − 1} each selected independently with probability p <= ``sample_rate``
+    (:func:`poisson_rate_rational`; every slot when the rate is 1), sorted, int64: the secure DP-SGD loop's Poisson
+    sampling. Gaps between selected slots are 1 + Y with P(Y >= k) = e^{−λk} = (1 − p)^k, Y the geometric of
+    Canonne, Kamath & Steinke's (2020) discrete Laplace sampler (Algorithm 2), exact in integer arithmetic on the
+    ChaCha20 stream of the 32-byte ``key``; the native and NumPy (pure-Python) backends return the same slots.
+    """
+    _check_backend(backend)
+    if not isinstance(key, (bytes, bytearray)) or len(key) != 32:
+        raise ValueError("key must be 32 bytes (a ChaCha20 key)")
+    total = int(total)
+    if total < 0:
+        raise ValueError("total must be >= 0")
+    if float(sample_rate) == 1.0:
+        return np.arange(total, dtype=np.int64)
+    t, s = poisson_rate_rational(sample_rate)
+    fn = _reference.secure_poisson_slots if backend == "numpy" else _native().secure_poisson_slots
+    return fn(bytes(key), total, t, s)
+
+
+__all__ += ["discrete_gaussian_noise", "discrete_laplace_noise", "poisson_rate_rational", "secure_poisson_slots"]
 # -- contingency_g2 -------------------------------------------------------------------------------------------------
 def _categorical_codes_t(codes, n_categories):
     """(codes transposed to (p, n) int32 C order, n_categories int64) after checking every code is in range."""

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace dpfair {
 
@@ -54,6 +55,12 @@ constexpr std::uint64_t kSecureMaxRational = std::uint64_t(1) << 48;
 bool bernoulli_rational(ChaCha20Bits& rng, u128 num, u128 den);
 // Bernoulli(exp(−num/den)), den < 2^127 (CKS Algorithm 1).
 bool bernoulli_exp(ChaCha20Bits& rng, u128 num, u128 den);
+// Y >= 0 with P(Y >= k) = exp(−k·s/t), t, s >= 1 (the geometric of CKS Algorithm 2).
+u128 geometric_exp(ChaCha20Bits& rng, std::uint64_t t, std::uint64_t s);
+// Poisson sampling of the slots {0, ..., total − 1}: each is selected independently with probability
+// p = 1 − exp(−s/t) (1 <= t, s <= 2^48), drawn as gaps 1 + geometric_exp(t, s) between successive selected slots
+// (P(gap > k) = (1 − p)^k). Returns the selected slots in increasing order.
+std::vector<std::int64_t> poisson_slots(ChaCha20Bits& rng, std::int64_t total, std::uint64_t t, std::uint64_t s);
 // One draw from P(z) ∝ exp(−|z|·s/t) on the integers (scale t/s), 1 <= t, s <= 2^48 (CKS Algorithm 2).
 std::int64_t discrete_laplace(ChaCha20Bits& rng, std::uint64_t t, std::uint64_t s);
 // One draw from P(z) ∝ exp(−z²/(2σ²)), σ² = num/den, 1 <= num, den <= 2^48 (CKS Algorithm 3).

@@ -3,7 +3,8 @@
 All three train a linear logistic model (w, bias) with the native loop :func:`dpfair_native.kernels.dpsgd_epochs`,
 one call per epoch. Every random draw comes from ``random_state`` in NumPy and is passed to the loop: per epoch the
 Poisson batches (:func:`poisson_batches`), then standard normals for the gradient noise, then (DPSGD-F, Naïve)
-standard normals for the count noise.
+standard normals for the count noise. With ``secure=True`` the batches (:func:`secure_poisson_batches`) and the noise
+come from ChaCha20 keys instead (below).
 
 Neighbouring relation: add/remove one record (DP rule 4), under which the number of records n is private. Each step
 Poisson-samples every record independently with rate q, clips each per-example gradient g_i = (σ(xᵀw + b) − y)·[x, 1]
@@ -54,9 +55,10 @@ row's clipped gradient is rounded to a grid of width γ = 2^-k (γ√(d+1) <= 1e
 the grid is coarsened to keep the noise within the sampler's 2^23 units) and the
 rows' integer vectors are summed exactly, each admitted only if its integer norm is <= L = ⌈s/γ + √(d+1)/2⌉ + 1
 (checked exactly; a clipped row always passes), so no floating-point rounding of the clip or of the sum enters the
-sensitivity; γ·Z is added with Z a discrete Gaussian (Canonne, Kamath & Steinke 2020, integer arithmetic) of
-standard deviation >= σ·L grid units (:func:`dpfair_native.kernels.dpsgd_epochs`); noisy counts (DPSGD-F, Naïve)
-get discrete Gaussian noise σ₁. The bits
+sensitivity; the batches are selected exactly too, each record with probability p <= q (within a relative 2^-38
+of it for q >= 2^-8) by integer geometric gaps (:func:`secure_poisson_batches`); γ·Z is added with Z a discrete
+Gaussian (Canonne, Kamath & Steinke 2020, integer arithmetic) of standard deviation >= σ·L grid units
+(:func:`dpfair_native.kernels.dpsgd_epochs`); noisy counts (DPSGD-F, Naïve) get discrete Gaussian noise σ₁. The bits
 come from ChaCha20 keyed by the OS CSPRNG (``secrets``) when ``random_state`` is None; an int seed derives the keys
 (reproducible research runs; no guarantee against whoever knows the seed). Accounting: each step is
 1/(2σ_eff²)-zCDP (discrete Gaussian, CKS Thm 14), Poisson subsampling by the general RDP bound of Zhu & Wang (2019)
@@ -67,8 +69,7 @@ PLD accounting (6–30 % more than float RDP), and several times more on small d
 bound's factor 3 leaves a σ-independent cost per step at orders >= 3, so a large sampling rate with many steps has
 an ε floor (q = 0.05 and 380 steps, with the record count's release: ε >= 1.67 however large σ; a ValueError says
 so): use a smaller ``batch_size`` there. The
-record count gets exact discrete Gaussian noise too (its RDP α/(2σ_n²) holds for the discrete Gaussian, CKS). The
-batch selection still uses NumPy's Generator and floating-point geometric gaps (not part of the noise channel).
+record count gets exact discrete Gaussian noise too (its RDP α/(2σ_n²) holds for the discrete Gaussian, CKS).
 Default False: the float path is the papers' and the one the thesis' numbers use; see bench/RESULTS.md for the cost.
 """
 
@@ -110,6 +111,7 @@ from ._centering import center_bound, center_noise_multiplier, release_center, u
 
 __all__ = [
     "poisson_batches",
+    "secure_poisson_batches",
     "DPSGDClassifier",
     "DPSGDFClassifier",
     "NaiveReweightedDPSGDClassifier",
@@ -155,6 +157,26 @@ def poisson_batches(
             last = int(slots[-1])
             remaining = total - last - 1
     slots = np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.int64)
+    return _batches_from_slots(slots, n_rows, n_steps, rows)
+
+
+def secure_poisson_batches(n_rows: int, sample_rate: float, n_steps: int, key: bytes, *, rows=None,
+                           backend: str = "native") -> Tuple[np.ndarray, np.ndarray]:
+    """:func:`poisson_batches` for ``secure=True``: the (step, record) slots are selected exactly, in integer
+    arithmetic on the ChaCha20 stream of the 32-byte ``key`` (:func:`dpfair_native.kernels.secure_poisson_slots`),
+    each with probability p = 1 − e^{−λ} for a rational λ <= −ln(1 − q), so p <= q (within a relative
+    2^-40 + 2^-47 + 2^-48/q of it) and the accountant's q covers the sampling
+    (:func:`dpfair_native.kernels.poisson_rate_rational`). The float path's gaps ⌊E/λ⌋ from NumPy's exponential
+    are only approximately geometric."""
+    n_rows, n_steps = int(n_rows), int(n_steps)
+    if n_rows < 0 or n_steps < 0:
+        raise ValueError("n_rows and n_steps must be >= 0")
+    slots = kernels.secure_poisson_slots(n_rows * n_steps, sample_rate, key, backend=backend)
+    return _batches_from_slots(slots, n_rows, n_steps, rows)
+
+
+def _batches_from_slots(slots: np.ndarray, n_rows: int, n_steps: int, rows) -> Tuple[np.ndarray, np.ndarray]:
+    """(batch_rows, batch_offsets) of the sorted selected slots step·n_rows + record, mapped through ``rows``."""
     offsets = np.searchsorted(slots, np.arange(n_steps + 1, dtype=np.int64) * n_rows).astype(np.int64)
     idx = slots - np.repeat(np.arange(n_steps, dtype=np.int64) * n_rows, np.diff(offsets))
     if rows is not None:
@@ -895,10 +917,15 @@ class _DPSGDBase(DPClassifierBase):
         # NumPy twin, which reads X itself: nothing to pack)
         packed = None if keys is not None else kernels.pack_csr_rows(X, y, groups=codes, n_groups=n_groups,
                                                                      backend=self.backend)
-        def draws(_epoch):
+        # secure: exact batch selection, and discrete Gaussians drawn inside the loop, each from a fresh ChaCha20
+        # key; the batch keys are drawn here, not on the prefetching thread, so a seeded run is reproducible
+        batch_keys = None if keys is None else [keys.next() for _ in range(epochs)]
+
+        def draws(epoch):
+            if keys is not None:
+                return (*secure_poisson_batches(n, q, steps_per_epoch, batch_keys[epoch], backend=self.backend),
+                        None, None)
             rows, offsets = poisson_batches(n, q, steps_per_epoch, rng)
-            if keys is not None:  # secure: exact discrete Gaussians drawn inside the loop from a fresh ChaCha20 key
-                return rows, offsets, None, None
             grad_noise = rng.standard_normal((steps_per_epoch, d + 1))
             count_noise = rng.standard_normal((steps_per_epoch, count_width)) if count_width else None
             return rows, offsets, grad_noise, count_noise

@@ -63,6 +63,7 @@ from .dpsgd import (
     poisson_batches,
     prefetched,
     requested_privacy,
+    secure_poisson_batches,
 )
 
 __all__ = [
@@ -100,14 +101,20 @@ def fairdp_certificate_bound(weight_bound, learning_rate, clip, noise_multiplier
     return math.erf((M + eta * float(C.mean())) / (sigma0 * math.sqrt(2.0))), sigma0
 
 
-def group_poisson_batches(groups, sample_rates, n_steps: int, rng: np.random.Generator):
+def group_poisson_batches(groups, sample_rates, n_steps: int, rng: np.random.Generator, *, secure_keys=None,
+                          backend: str = "native"):
     """Per-group Poisson sampling: row i of group k enters each of the ``n_steps`` batches independently with
-    probability sample_rates[k]. Returns (batch_rows, batch_offsets) as :func:`poisson_batches` does."""
+    probability sample_rates[k]. Returns (batch_rows, batch_offsets) as :func:`poisson_batches` does.
+    ``secure_keys`` (one 32-byte key per group): :func:`secure_poisson_batches` instead, exact, with p <= q."""
     groups = np.asarray(groups, dtype=np.int64)
     all_rows, all_steps = [], []
     for k, q in enumerate(sample_rates):
         idx = np.flatnonzero(groups == k)
-        rows, offsets = poisson_batches(idx.shape[0], float(q), n_steps, rng, rows=idx)
+        if secure_keys is not None:
+            rows, offsets = secure_poisson_batches(idx.shape[0], float(q), n_steps, secure_keys[k], rows=idx,
+                                                   backend=backend)
+        else:
+            rows, offsets = poisson_batches(idx.shape[0], float(q), n_steps, rng, rows=idx)
         all_rows.append(rows)
         all_steps.append(np.repeat(np.arange(n_steps, dtype=np.int64), np.diff(offsets)))
     rows = np.concatenate(all_rows)
@@ -255,8 +262,9 @@ class FairDPClassifier(DPClassifierBase):
     random_state : int, numpy Generator or None, default None
     n_threads : int or None, default None
     secure : bool, default False
-        Exact discrete Gaussian noise in the loop and on the group counts, accounted by the general
-        Poisson-subsampling RDP bound (see :mod:`dpfair_native.models.dpsgd`).
+        Exact discrete Gaussian noise in the loop and on the group counts, and exact per-group Poisson batches
+        (:func:`group_poisson_batches`), accounted by the general Poisson-subsampling RDP bound (see
+        :mod:`dpfair_native.models.dpsgd`).
     accountant_method : {"pld", "rdp"}, default "pld"
         The accountant of ``privacy_spent_`` and of the ``target_epsilon`` calibration.
     center : bool, default False
@@ -428,8 +436,12 @@ class FairDPClassifier(DPClassifierBase):
         )
         steps_per_epoch = steps // epochs
 
-        def draws(_epoch):  # one epoch's batches and noise at a time: O(n) memory, not O(epochs·n)
-            rows, offsets = group_poisson_batches(groups, q, steps_per_epoch, rng)
+        # secure: each epoch's batch keys drawn here, not on the prefetching thread (a seeded run is reproducible)
+        batch_keys = None if keys is None else [[keys.next() for _ in range(K)] for _ in range(epochs)]
+
+        def draws(epoch):  # one epoch's batches and noise at a time: O(n) memory, not O(epochs·n)
+            rows, offsets = group_poisson_batches(groups, q, steps_per_epoch, rng, backend=self.backend,
+                                                  secure_keys=None if keys is None else batch_keys[epoch])
             return rows, offsets, None if keys is not None else rng.standard_normal((steps_per_epoch, d + 1))
 
         theta = np.zeros(d + 1)
