@@ -373,3 +373,50 @@ def test_secure_poisson_batches_map_slots_to_steps_and_rows():
         assert np.array_equal(rows[offsets[t]:offsets[t + 1]], expect)
     mapped, _ = poisson_batches_secure(n, q, steps, key, rows=np.arange(n) * 3 + 1)
     assert np.array_equal(mapped, rows * 3 + 1)
+
+
+# -- the secure loop's admission test, reachable -----------------------------------------------------------------------
+def test_secure_row_units_admit_exactly_the_rows_within_the_limit(backend):
+    """Rows [x − μ, 1] rounded to the grid enter only if Σ k² <= L²: [3, 1] has 10 > 9, so it is out at L = 3 (the
+    retry at c·(1 − 2^-20) rounds to the same vector) and in at L = 4; a NaN row and a zero coefficient add nothing;
+    the centre is subtracted first."""
+    def units(X, coef, limit, **kw):
+        return kernels.secure_row_units(np.array(X, dtype=float), np.array(coef, dtype=float), 1.0, limit,
+                                        backend=backend, **kw).tolist()
+
+    assert units([[3.0]], [1.0], 3) == [0, 0]
+    assert units([[3.0]], [1.0], 4) == [3, 1]
+    assert units([[3.0], [np.nan], [7.0]], [1.0, 1.0, 0.0], 4) == [3, 1]
+    assert units([[5.0, 1.0]], [1.0], 4, center=[2.0, 1.0]) == [3, 0, 1]
+    # −2·0.5 → [−1, 0] (rint(0.5) = 0, half to even) is in; 0.4·2 → [1, 2] has 5 > 4 and is out
+    assert units([[-2.0], [0.4]], [0.5, 2.0], 2) == [-1, 0]
+
+
+def test_secure_row_units_retry_rescues_a_row_just_outside(backend):
+    """At L = 2^22 the retry's factor 1 − 2^-20 moves a coordinate of 2^22 + 2 by 4 units: the row is out at c = 1
+    ((2^22 + 2)² + 1 > L²) and in at the retry, as [2^22 − 2, 1] (the loop's rows never get here)."""
+    big = 2**22
+    out = kernels.secure_row_units(np.array([[big + 2.0]]), np.ones(1), 1.0, big, backend=backend)
+    assert out.tolist() == [big - 2, 1]
+
+
+@pytest.mark.native
+def test_secure_row_units_native_equals_numpy_where_rows_fail():
+    """Random rows against limits from 1 (almost every row out) to 1000 (every row in): the same integer sum."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(500, 7)) * 3
+    coef = rng.uniform(0.2, 2.0, 500)
+    coef[::9] = 0.0
+    center = rng.normal(size=7)
+    for gamma in (0.25, 1.0, 4.0):
+        for limit in (1, 3, 6, 10, 30, 1000):
+            for mu in (None, center):
+                a = kernels.secure_row_units(X, coef, gamma, limit, center=mu)
+                b = kernels.secure_row_units(X, coef, gamma, limit, center=mu, backend="numpy")
+                assert np.array_equal(a, b), (gamma, limit)
+
+
+@pytest.mark.parametrize("gamma, limit", [(0.3, 4), (0.0, 4), (float("inf"), 4), (1.0, 0), (1.0, 2**26 + 1)])
+def test_secure_row_units_bad_grid(backend, gamma, limit):
+    with pytest.raises(ValueError, match="gamma|limit"):
+        kernels.secure_row_units(np.ones((1, 1)), np.ones(1), gamma, limit, backend=backend)

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "common.hpp"
 #include "dpfair/sgd.hpp"
@@ -161,6 +162,23 @@ py::tuple dpsgd_packed(const dpfair::PackedCsr& X, Doubles y, Int64s groups, Dou
   return c.tuple();
 }
 
+py::array_t<std::int64_t> secure_row_units(Doubles X, Doubles coef, double gamma, std::int64_t limit,
+                                           const py::object& center_in) {
+  if (X.ndim() != 2) throw py::value_error("X must be 2-D");
+  const py::ssize_t m = X.shape(0), d = X.shape(1);
+  check_length(coef, m, "coef");
+  Doubles center_keep;
+  const double* center = optional_doubles(center_in, center_keep, [&](const Doubles& a) { check_length(a, d, "center"); });
+  std::vector<std::int64_t> units;
+  {
+    py::gil_scoped_release release;
+    units = dpfair::secure_row_units(X.data(), m, d, center, coef.data(), gamma, limit);
+  }
+  py::array_t<std::int64_t> out(d + 1);
+  std::copy(units.begin(), units.end(), out.mutable_data());
+  return out;
+}
+
 }  // namespace
 
 void bind_sgd(pybind11::module_& m) {
@@ -199,4 +217,7 @@ void bind_sgd(pybind11::module_& m) {
         py::arg("grad_noise"), py::arg("count_noise"), py::arg("rule"), py::arg("noise"), py::arg("noise_multiplier"),
         py::arg("count_noise_multiplier"), py::arg("expected_batch_size"), py::arg("l2"), py::arg("weight_bound"),
         py::arg("params"), py::arg("center") = py::none(), "dpsgd_epochs on packed CSR rows; returns (params, step_bounds).");
+  m.def("secure_row_units", &secure_row_units, py::arg("X"), py::arg("coef"), py::arg("gamma"), py::arg("limit"),
+        py::arg("center") = py::none(),
+        "The secure DP-SGD loop's exact integer row sum on its own (see dpfair_native.kernels.secure_row_units).");
 }

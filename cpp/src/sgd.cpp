@@ -235,6 +235,14 @@ class SecureRowSum {
   std::int64_t pending_ = 0;
 };
 
+// A batch row into the secure sum as the loop adds it. Failing is unreachable for a clipped row (its norm exceeds s
+// by 1e-12 at most, and rounding adds <= √D/2 units, while L >= s/γ + √D/2 + 1): a retry at a slightly smaller c,
+// then the row is left out.
+template <class T>
+void add_or_retry(SecureRowSum& sum, const T* x, std::ptrdiff_t d, const double* center, double coef) {
+  if (!sum.add(x, d, center, coef)) sum.add(x, d, center, coef * (1.0 - 0x1p-20));
+}
+
 // Releases γ·(k_j + Z_j), k_j = units_j clamped to ±2^52 grid steps (1-Lipschitz per coordinate, so no added
 // sensitivity; the sum is then exact in float64), Z_j ~ N_Z(0, σ_g²).
 void secure_release(ChaCha20Bits& rng, const SecureGrid& g, const std::vector<std::int64_t>& units,
@@ -323,14 +331,7 @@ void dpsgd_epochs(const MatrixView<T>& Xv, const SgdSteps& steps, const SgdConfi
       const SecureGrid grid = secure_grid(sigma, s_step, config.grid_inflation, width);
       SecureRowSum row_sum(grid, width);
       for_each_clipped_row(X, d, row_stride, rows, m, groups, weights, bounds, resid, norm,
-                           [&](const T* x, double coef) {
-                             // unreachable for a clipped row (its norm exceeds s by 1e-12 at most, and rounding
-                             // adds <= √D/2 units, while L >= s/γ + √D/2 + 1): a retry at a slightly smaller c,
-                             // then the row is left out
-                             if (!row_sum.add(x, d, steps.center, coef)) {
-                               row_sum.add(x, d, steps.center, coef * (1.0 - 0x1p-20));
-                             }
-                           });
+                           [&](const T* x, double coef) { add_or_retry(row_sum, x, d, steps.center, coef); });
       secure_release(*secure_rng, grid, row_sum.units(), total);
     } else if (fused) {
       using Row = Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, 1>>;
@@ -357,6 +358,23 @@ void dpsgd_epochs(const MatrixView<T>& Xv, const SgdSteps& steps, const SgdConfi
     sgd_step::noisy_update(config, s_step, learning_rates[t], secure ? nullptr : grad_noise + t * width, d, total,
                            params);
   }
+}
+
+std::vector<std::int64_t> secure_row_units(const double* X, std::ptrdiff_t m, std::ptrdiff_t d, const double* center,
+                                           const double* coef, double gamma, std::int64_t limit) {
+  int e = 0;
+  require(std::isfinite(gamma) && gamma > 0.0 && std::frexp(gamma, &e) == 0.5 && std::isfinite(1.0 / gamma),
+          "gamma must be a power of two (with a finite 1/gamma)");
+  require(limit >= 1 && static_cast<double>(limit) <= kMaxRowUnits, "limit must lie in 1 .. 2^26");
+  SecureGrid g;
+  g.gamma = gamma;
+  g.inv_gamma = 1.0 / gamma;
+  g.limit = limit;
+  SecureRowSum sum(g, d + 1);
+  for (std::ptrdiff_t i = 0; i < m; ++i) {
+    if (coef[i] != 0.0) add_or_retry(sum, X + i * d, d, center, coef[i]);
+  }
+  return sum.units();
 }
 
 template void dpsgd_epochs<float>(const MatrixView<float>&, const SgdSteps&, const SgdConfig&, double*, double*);

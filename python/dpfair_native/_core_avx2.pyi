@@ -24,6 +24,7 @@ from ._core import pld_epsilon_for_delta as pld_epsilon_for_delta
 from ._core import poly2_coefficients as poly2_coefficients
 from ._core import poly2_coefficients_csr as poly2_coefficients_csr
 from ._core import secure_poisson_slots as secure_poisson_slots
+from ._core import secure_row_units as secure_row_units
 from ._core import values_within as values_within
 
 isa: str

@@ -626,6 +626,34 @@ def dpsgd_epochs(
 __all__.append("dpsgd_epochs")
 
 
+def secure_row_units(X, coef, gamma: float, limit: int, *, center=None, backend: Backend = "native") -> np.ndarray:
+    """The secure loop's exact integer row sum on its own (int64, length d + 1): Σ_i k_i over the rows with
+    coef_i != 0, k_i = rint(coef_i·[x_i − μ, 1]/γ) admitted only if Σ_j k_ij² <= L² = ``limit``² exactly, a failing
+    row retried at coef_i·(1 − 2^-20) and then left out (:func:`dpsgd_epochs`, secure mode). The loop's rows
+    always pass; here any ``limit`` (1 .. 2^26) and any ``coef`` can be given, so the test is reachable. γ must be a
+    power of two. X: dense float64 (m, d); center: d values or None."""
+    _check_backend(backend)
+    X = np.ascontiguousarray(_float_matrix(X, "X"))
+    m, d = X.shape
+    coef = _float_vector(coef, m, "coef")
+    center = _center_vector(center, d)
+    gamma, limit = float(gamma), int(limit)
+    if backend == "native":
+        return _native().secure_row_units(X, coef, gamma, limit, center)
+    _, e = math.frexp(gamma)
+    if not (math.isfinite(gamma) and gamma > 0 and math.ldexp(1.0, e - 1) == gamma and math.isfinite(1.0 / gamma)):
+        raise ValueError("gamma must be a power of two (with a finite 1/gamma)")
+    if not 1 <= limit <= 2**26:
+        raise ValueError("limit must lie in 1 .. 2^26")
+    V = np.empty((m, d + 1))
+    V[:, :d] = X if center is None else X - center
+    V[:, d] = 1.0
+    return _reference.secure_row_units(V, coef, gamma, limit)
+
+
+__all__.append("secure_row_units")
+
+
 def _center_vector(center, d: int) -> Optional[np.ndarray]:
     """The loops' optional (d,) center, checked: finite float64, or None."""
     if center is None:
