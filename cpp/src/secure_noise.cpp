@@ -152,6 +152,7 @@ u128 geometric_exp(ChaCha20Bits& rng, std::uint64_t t, std::uint64_t s) {
     if (!bernoulli_exp(rng, u, t)) continue;
     u128 v = 0;
     while (bernoulli_exp(rng, 1, 1)) ++v;
+    if (v < (u128(1) << 14)) return (u + t * static_cast<std::uint64_t>(v)) / s;  // < 2^63: 64-bit division
     return (static_cast<u128>(u) + static_cast<u128>(t) * v) / s;
   }
 }

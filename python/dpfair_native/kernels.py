@@ -924,9 +924,10 @@ def poisson_rate_rational(sample_rate: float) -> tuple:
     p = 1 − e^{−λ} is then <= q = ``sample_rate``, so an accountant run at q covers it (Poisson-subsampled
     guarantees only weaken as the rate grows: sampling at p is sampling at q and then keeping each selected record
     with probability p/q, data-independent post-selection). λ = ⌊λ_f·2^k⌋/2^k with λ_f = −log1p(−q)·(1 − 2^-40),
-    which is below the exact −ln(1 − q) for any log1p within 2^-40 (libm's is within an ulp or two); k <= 48 the
-    largest keeping s <= 2^48 (the floor loses < 2^-48 of λ < 1, < 2^-47·λ above); p/q >= λ/(−ln(1 − q)) (p is
-    concave in λ) >= 1 − 2^-40 − 2^-47 − 2^-48/q.
+    which is below the exact −ln(1 − q) for any log1p within 2^-40 (libm's is within an ulp or two); k the
+    smallest in 0..48 with s >= 2^24 (the sampler draws a k-bit uniform per gap: fewer bits, faster), so the floor
+    loses at most 2^-24 of λ, or 2^-48 absolute where k = 48 caps it; s <= 2^48 as λ < 37; p/q >= λ/(−ln(1 − q))
+    (p is concave in λ) >= 1 − 2^-40 − 2^-24 − 2^-48/q.
 
     ValueError for q outside (0, 1) or so small that s = 0 (q below about 2^-48); q = 1 needs no draw (every record
     is selected).
@@ -935,9 +936,9 @@ def poisson_rate_rational(sample_rate: float) -> tuple:
     if not 0.0 < q < 1.0:
         raise ValueError(f"sample_rate must lie in (0, 1) for the secure sampler, got {sample_rate!r}")
     lam = -math.log1p(-q) * (1.0 - 2.0**-40)
-    k = 48
-    while k > 0 and math.ldexp(lam, k) > float(1 << 48):
-        k -= 1
+    k = 0  # the smallest k with s >= 2^24 (a short uniform draw in the sampler), at most 48
+    while k < 48 and math.ldexp(lam, k) < float(1 << 24):
+        k += 1
     s = math.floor(math.ldexp(lam, k))
     if s < 1:
         raise ValueError(f"sample_rate {q:.3g} is too small for the secure sampler (about 2^-48 at least)")

@@ -55,8 +55,8 @@ row's clipped gradient is rounded to a grid of width γ = 2^-k (γ√(d+1) <= 1e
 the grid is coarsened to keep the noise within the sampler's 2^23 units) and the
 rows' integer vectors are summed exactly, each admitted only if its integer norm is <= L = ⌈s/γ + √(d+1)/2⌉ + 1
 (checked exactly; a clipped row always passes), so no floating-point rounding of the clip or of the sum enters the
-sensitivity; the batches are selected exactly too, each record with probability p <= q (within a relative 2^-38
-of it for q >= 2^-8) by integer geometric gaps (:func:`secure_poisson_batches`); γ·Z is added with Z a discrete
+sensitivity; the batches are selected exactly too, each record with probability p <= q (within a relative 2^-23
+of it for q >= 2^-24) by integer geometric gaps (:func:`secure_poisson_batches`); γ·Z is added with Z a discrete
 Gaussian (Canonne, Kamath & Steinke 2020, integer arithmetic) of standard deviation >= σ·L grid units
 (:func:`dpfair_native.kernels.dpsgd_epochs`); noisy counts (DPSGD-F, Naïve) get discrete Gaussian noise σ₁. The bits
 come from ChaCha20 keyed by the OS CSPRNG (``secrets``) when ``random_state`` is None; an int seed derives the keys
@@ -165,7 +165,7 @@ def secure_poisson_batches(n_rows: int, sample_rate: float, n_steps: int, key: b
     """:func:`poisson_batches` for ``secure=True``: the (step, record) slots are selected exactly, in integer
     arithmetic on the ChaCha20 stream of the 32-byte ``key`` (:func:`dpfair_native.kernels.secure_poisson_slots`),
     each with probability p = 1 − e^{−λ} for a rational λ <= −ln(1 − q), so p <= q (within a relative
-    2^-40 + 2^-47 + 2^-48/q of it) and the accountant's q covers the sampling
+    2^-40 + 2^-24 + 2^-48/q of it) and the accountant's q covers the sampling
     (:func:`dpfair_native.kernels.poisson_rate_rational`). The float path's gaps ⌊E/λ⌋ from NumPy's exponential
     are only approximately geometric."""
     n_rows, n_steps = int(n_rows), int(n_steps)
