@@ -26,12 +26,13 @@ inline void quarter_round(std::uint32_t* s, int a, int b, int c, int d) {
 }
 
 int bit_length(std::uint64_t v) {
+#if defined(__GNUC__) || defined(__clang__)
+  return v == 0 ? 0 : 64 - __builtin_clzll(v);
+#else
   int k = 0;
-  while (v) {
-    ++k;
-    v >>= 1;
-  }
+  for (; v != 0; v >>= 1) ++k;
   return k;
+#endif
 }
 
 std::uint64_t isqrt(std::uint64_t v) {  // ⌊√v⌋, exact
