@@ -206,3 +206,31 @@ def test_estimators_without_a_dask_fit_refuse_dask_input_instead_of_computing_it
         PrivPCStar(epsilon=1.0, clip_norm=2.0, random_state=0).fit(X)
     with pytest.raises(TypeError, match="no Dask fit"):
         DPSGDClassifier(target_epsilon=1.0, random_state=0).fit(X, np.arange(200) % 2)
+
+
+@pytest.mark.parametrize("make, most, seed", [
+    (lambda: FunctionalMechanismLR(epsilon=1.0, random_state=0), 4, 3),
+    (lambda: FairFunctionalMechanismLR(epsilon=1.0, random_state=0, declared_groups=[0, 1]), 6, 4),
+])
+def test_a_dask_frame_is_read_a_bounded_number_of_times(make, most, seed):
+    """X, y and s as columns of one Dask DataFrame: their partition lengths are computed in one pass (each
+    ``to_dask_array(lengths=True)`` was a pass of its own) and y's and s's distinct labels in one more; then the
+    sums. Session 26: 4 and 6 reads of each partition (FM without and with s), 6 and 8 before. (Dask reads the
+    frame once per column set inside a pass: X, y and s become separate arrays.) Same release as the NumPy fit.
+    Each case has data of its own: dask caches what it learnt of an expression (e.g. its lengths) by its token, and
+    an identical frame would reuse the other case's graph, counter included."""
+    rng = np.random.default_rng(seed)
+    n = 2000
+    frame = pd.DataFrame({"a": rng.random(n), "b": rng.random(n), "s": (rng.random(n) < 0.4).astype(np.int64)})
+    frame["y"] = ((frame.a + 0.3 * frame.s + 0.2 * rng.random(n)) > 0.7).astype(np.int64)
+    reads = []
+
+    def counted(part):
+        reads.append(len(part))
+        return part
+
+    ddf = dd.from_pandas(frame, npartitions=4).map_partitions(counted, meta=frame.iloc[:0])
+    est = _quiet_fit(make(), ddf[["a", "b"]], ddf["y"], sensitive_features=ddf["s"])
+    assert len(reads) <= most * 4, len(reads) / 4
+    mem = _quiet_fit(make(), frame[["a", "b"]], frame["y"].to_numpy(), sensitive_features=frame["s"].to_numpy())
+    np.testing.assert_allclose(est.noisy_coefficients_, mem.noisy_coefficients_, rtol=1e-10, atol=1e-9)

@@ -32,7 +32,10 @@ Chunking: to fit, X must be 2-D with known chunk sizes along the rows (``X.compu
 takes unknown ones (a Dask DataFrame is not read before the result is computed) and the metrics compute them; chunks
 along the columns are merged (``rechunk({1: -1})``: the kernels need whole rows). ``y`` and ``sensitive_features``
 may be Dask arrays (rechunked to X's row chunks) or NumPy arrays (sliced to them). A Dask DataFrame / Series is
-converted with ``to_dask_array(lengths=True)``, after each partition's values are taken as in memory where a column
+converted with ``to_dask_array(lengths=...)``, the partition lengths of X, y and s computed together in one pass (one
+read of a frame they all come from; then y's and s's distinct labels in one more, then the sums: 4–6 reads of each
+partition for a functional-mechanism fit, where Dask reads X's, y's and s's columns separately within the sums'
+pass), after each partition's values are taken as in memory where a column
 has a pandas extension dtype (Int64, boolean, category, pyarrow; a frame X with bool or object columns: their float
 values); a DataFrame's column names (``X.columns``, its schema) are first checked against the domain's declared
 names and kept as ``feature_names_in_``, as for a pandas DataFrame in memory.
@@ -118,14 +121,28 @@ def _numpy_backed(part):
     return pd.Series(part.to_numpy(), index=part.index, name=part.name)
 
 
-def _as_matrix(X, name: str = "X", *, n_features: Optional[int] = None, rows_known: bool = True):
+def _partition_lengths(*collections) -> list:
+    """The row count of each partition of every Dask DataFrame or Series among ``collections`` (None for anything
+    else), computed together: columns of one frame then share a single read of it, where converting each with
+    ``to_dask_array(lengths=True)`` reads the frame once per column set."""
+    dask, _ = _dask()
+
+    def is_frame(c):
+        return hasattr(c, "to_dask_array") and hasattr(c, "map_partitions")
+
+    counted = iter(dask.compute(*[c.map_partitions(len, meta=(None, "int64")) for c in collections if is_frame(c)]))
+    return [tuple(int(v) for v in next(counted)) if is_frame(c) else None for c in collections]
+
+
+def _as_matrix(X, name: str = "X", *, n_features: Optional[int] = None, rows_known: bool = True, lengths=None):
     """A 2-D float Dask array chunked by rows only (known row chunks unless ``rows_known=False``, which prediction
-    uses so that a Dask DataFrame is not read before the result is computed)."""
+    uses so that a Dask DataFrame is not read before the result is computed). ``lengths``: a Dask DataFrame's
+    partition lengths, if known (:func:`_partition_lengths`)."""
     _, da = _dask()
     if hasattr(X, "to_dask_array"):  # a Dask DataFrame
         if not (_numpy_dtypes(X) and all(dtype.kind in "iuf" for dtype in X.dtypes)):  # bool + float: object
             X = X.map_partitions(_real_frame, name, meta=_real_frame(X._meta, name))
-        X = X.to_dask_array(lengths=True if rows_known else None)
+        X = X.to_dask_array(lengths=lengths if lengths is not None else (True if rows_known else None))
     if not isinstance(X, da.Array):
         raise TypeError(f"{name} must be a dask.array.Array or a Dask DataFrame, got {type(X).__name__}")
     if X.ndim != 2:
@@ -150,14 +167,15 @@ def _as_matrix(X, name: str = "X", *, n_features: Optional[int] = None, rows_kno
     return X
 
 
-def _as_vector(v, X, name: str):
-    """A 1-D Dask array with X's row chunks (a NumPy array or a Dask array/Series)."""
+def _as_vector(v, X, name: str, *, lengths=None):
+    """A 1-D Dask array with X's row chunks (a NumPy array or a Dask array/Series; ``lengths`` as in
+    :func:`_as_matrix`)."""
     _, da = _dask()
     n = X.shape[0]
     if hasattr(v, "to_dask_array"):
         if not _numpy_dtypes(v):
             v = v.map_partitions(_numpy_backed, meta=_numpy_backed(v._meta))
-        v = v.to_dask_array(lengths=True)
+        v = v.to_dask_array(lengths=lengths if lengths is not None else True)
     if isinstance(v, da.Array):
         if v.ndim == 2 and v.shape[1] == 1:
             v = v[:, 0]
@@ -377,11 +395,12 @@ class DaskRows:
 
 
 # -- fit ---------------------------------------------------------------------------------------------------------------
-def _distinct(v, name: str) -> np.ndarray:
+def _distinct(*named) -> list:
+    """The sorted distinct values of each (vector, name) pair, all in one pass."""
     dask, _ = _dask()
     task = dask.delayed(_distinct_block, pure=True)
-    (parts,) = dask.compute([task(b, name) for b in _blocks(v)])
-    return _unique(np.concatenate(parts), name) if parts else np.array([])
+    (parts,) = dask.compute([[task(b, name) for b in _blocks(v)] for v, name in named])
+    return [_unique(np.concatenate(p), name) if p else np.array([]) for p, (_, name) in zip(parts, named)]
 
 
 def _labels(y, s, declared, zero_one_public: bool) -> Tuple[np.ndarray, Optional[np.ndarray]]:
@@ -389,11 +408,12 @@ def _labels(y, s, declared, zero_one_public: bool) -> Tuple[np.ndarray, Optional
     in-memory label check runs on y's distinct values, which decide every rule it has."""
     from ._validation import check_binary_labels, check_sensitive_features
 
-    values = _distinct(y, "y")
+    distinct = _distinct((y, "y"), *([] if s is None else [(s, "sensitive_features")]))
+    values = distinct[0]
     classes, _ = check_binary_labels(values, values.shape[0], zero_one_public=zero_one_public)
     if s is None:
         return classes, None
-    values = _distinct(s, "sensitive_features")
+    values = distinct[1]
     if values.dtype.kind == "f" and not np.all(np.isfinite(values)):
         raise ValueError("sensitive_features contains NaN or infinity")
     if declared is None:
@@ -439,15 +459,16 @@ def fit_dask(est, X, y, *, sensitive_features=None):
     # against the domain's declared names before they are lost in the conversion to an array, as in memory
     feature_names = feature_names_of(X)
     check_domain_names(getattr(est, "domain", None), feature_names, type(est).__name__)
-    X = _as_matrix(X)
-    y = _as_vector(y, X, "y")
+    if sensitive_features is None and est.requires_sensitive_features:
+        raise ValueError(
+            "sensitive_features is required: pass one group label per row, fit(X, y, sensitive_features=s)"
+        )
+    x_lengths, y_lengths, s_lengths = _partition_lengths(X, y, sensitive_features)  # one read of a shared frame
+    X = _as_matrix(X, lengths=x_lengths)
+    y = _as_vector(y, X, "y", lengths=y_lengths)
     s = None
-    if sensitive_features is not None or est.requires_sensitive_features:
-        if sensitive_features is None:
-            raise ValueError(
-                "sensitive_features is required: pass one group label per row, fit(X, y, sensitive_features=s)"
-            )
-        s = _as_vector(sensitive_features, X, "sensitive_features")
+    if sensitive_features is not None:
+        s = _as_vector(sensitive_features, X, "sensitive_features", lengths=s_lengths)
         if est._ignores_sensitive_features:  # only their length is checked (as in memory): their values are unused
             s = None
     classes, group_labels = _labels(y, s, getattr(est, "declared_groups", None), est._adds_noise())
