@@ -338,7 +338,9 @@ def test_secure_poisson_slots_native_equals_numpy(q):
 
 def test_secure_poisson_slots_select_each_slot_with_probability_q(backend):
     """Selected counts and gaps against Binomial / Geometric(q): the count within 5 sd, P(gap = 1) and P(gap = 2)
-    within 5 sd of q and q(1 − q). A sampler at 1.05·q or 0.95·q would be 7 sd off on the count."""
+    within 5 sd of q and q(1 − q). Natively (2·10^6 slots) a sampler at 1.05·q or 0.95·q would be 7 sd off on the
+    count; the twin's smaller run (10^5, for time) only guards against gross errors, and native == twin does the
+    rest."""
     q, total = 0.01, 2_000_000 if backend == "native" else 100_000
     slots = kernels.secure_poisson_slots(total, q, SecureKeys(11).next(), backend=backend)
     sd = math.sqrt(total * q * (1 - q))
@@ -348,6 +350,27 @@ def test_secure_poisson_slots_select_each_slot_with_probability_q(backend):
     for g, p in ((1, q2), (2, q2 * (1 - q2))):
         freq = np.mean(gaps == g)
         assert abs(freq - p) < 5 * math.sqrt(p * (1 - p) / gaps.size), (g, freq, p)
+
+
+def test_secure_poisson_slots_every_subset_of_three_slots_has_its_probability(backend):
+    """Over many keys, the selected subset of {0, 1, 2} against the Bernoulli(p)³ law (p = 1 − e^{−s/t}): each slot
+    within 5 sd of p (the first and the last slot included: an off-by-one at either end fails here), and a
+    chi-square over the 8 subsets below its 1e-6 quantile (df 7: 38.9)."""
+    q = 0.4
+    t, s = kernels.poisson_rate_rational(q)
+    p = -math.expm1(-s / t)
+    keys = 20_000 if backend == "native" else 3_000
+    counts = np.zeros(8)
+    for i in range(keys):
+        slots = kernels.secure_poisson_slots(3, q, SecureKeys(1000 + i).next(), backend=backend)
+        counts[sum(1 << int(j) for j in slots)] += 1
+    subsets = np.arange(8)
+    for j in range(3):
+        freq = counts[(subsets >> j) & 1 == 1].sum() / keys
+        assert abs(freq - p) < 5 * math.sqrt(p * (1 - p) / keys), (j, freq, p)
+    size = np.array([bin(k).count("1") for k in subsets])
+    expected = keys * p**size * (1 - p) ** (3 - size)
+    assert np.sum((counts - expected) ** 2 / expected) < 38.9
 
 
 def test_secure_poisson_slots_at_rate_one_and_bad_input(backend):
@@ -416,7 +439,10 @@ def test_secure_row_units_native_equals_numpy_where_rows_fail():
                 assert np.array_equal(a, b), (gamma, limit)
 
 
-@pytest.mark.parametrize("gamma, limit", [(0.3, 4), (0.0, 4), (float("inf"), 4), (1.0, 0), (1.0, 2**26 + 1)])
+@pytest.mark.parametrize("gamma, limit", [(0.3, 4), (0.0, 4), (float("inf"), 4), (2.0**1022, 4), (2.0**-1022, 4),
+                                          (1.0, 0), (1.0, 2**26 + 1), (1.0, 2**70)])
 def test_secure_row_units_bad_grid(backend, gamma, limit):
     with pytest.raises(ValueError, match="gamma|limit"):
         kernels.secure_row_units(np.ones((1, 1)), np.ones(1), gamma, limit, backend=backend)
+    with pytest.raises(TypeError, match="limit"):
+        kernels.secure_row_units(np.ones((1, 1)), np.ones(1), 1.0, 4.5, backend=backend)

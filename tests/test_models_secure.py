@@ -328,14 +328,23 @@ def test_secure_target_with_q_from_the_count_out_of_reach_says_why():
                                                                       n_models=3, **k)])
 def test_secure_fits_select_batches_exactly_not_with_numpy(make, monkeypatch):
     """secure=True draws every batch with secure_poisson_batches (one key per epoch, and per group for FairDP),
-    never with the float path's poisson_batches; the float fit does the opposite."""
+    never with the float path's poisson_batches, and draws every key on the fitting thread (the batches of the
+    next epoch are drawn on a prefetching thread: a key drawn there would make the order of a seeded run's keys
+    depend on timing); the float fit does the opposite."""
+    import threading
+
+    from dpfair_native._secure_random import SecureKeys
     from dpfair_native.models import dpsgd, fairdp
 
-    calls, exact = [], dpsgd.secure_poisson_batches
+    calls, exact, next_key, threads = [], dpsgd.secure_poisson_batches, SecureKeys.next, set()
 
     def counted(*args, **kwargs):
         calls.append(args[3])  # the key
         return exact(*args, **kwargs)
+
+    def keyed(self):  # every key is drawn on the fitting thread, none on the prefetching one (reproducible order)
+        threads.add(threading.current_thread() is threading.main_thread())
+        return next_key(self)
 
     def refused(*args, **kwargs):
         raise AssertionError("a secure fit drew its batches with NumPy")
@@ -345,7 +354,9 @@ def test_secure_fits_select_batches_exactly_not_with_numpy(make, monkeypatch):
     monkeypatch.setattr(fairdp, "poisson_batches", refused)
     monkeypatch.setattr(dpsgd, "secure_poisson_batches", counted)
     monkeypatch.setattr(fairdp, "secure_poisson_batches", counted)
+    monkeypatch.setattr(SecureKeys, "next", keyed)
     model = make(random_state=0, secure=True).fit(X, y, sensitive_features=s)
+    assert threads == {True}
     per_epoch = 2 if isinstance(model, FairDPClassifier) else 1
     assert len(calls) == 2 * per_epoch and len(set(calls)) == len(calls)  # 2 epochs, a fresh key each
     with pytest.raises(AssertionError, match="NumPy"):

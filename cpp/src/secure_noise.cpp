@@ -153,7 +153,9 @@ u128 geometric_exp(ChaCha20Bits& rng, std::uint64_t t, std::uint64_t s) {
     if (!bernoulli_exp(rng, u, t)) continue;
     u128 v = 0;
     while (bernoulli_exp(rng, 1, 1)) ++v;
-    if (v < (u128(1) << 14)) return (u + t * static_cast<std::uint64_t>(v)) / s;  // < 2^63: 64-bit division
+    if (v < (u128(1) << 14) && t <= kSecureMaxRational) {  // u + t·v < 2^62: a 64-bit division suffices
+      return (u + t * static_cast<std::uint64_t>(v)) / s;
+    }
     return (static_cast<u128>(u) + static_cast<u128>(t) * v) / s;
   }
 }
@@ -202,7 +204,7 @@ std::vector<std::int64_t> poisson_slots(ChaCha20Bits& rng, std::int64_t total, s
   std::int64_t last = -1;  // slot i is selected at gap 1 + Y after the previous one (the first: Y after −1)
   while (true) {
     const u128 y = geometric_exp(rng, t, s);
-    if (y >= static_cast<u128>(total - last - 1)) return slots;  // the next selection lies past the end
+    if (y >= static_cast<u128>((total - 1) - last)) return slots;  // the next selection lies past the end
     last += 1 + static_cast<std::int64_t>(y);
     slots.push_back(last);
   }

@@ -363,8 +363,8 @@ void dpsgd_epochs(const MatrixView<T>& Xv, const SgdSteps& steps, const SgdConfi
 std::vector<std::int64_t> secure_row_units(const double* X, std::ptrdiff_t m, std::ptrdiff_t d, const double* center,
                                            const double* coef, double gamma, std::int64_t limit) {
   int e = 0;
-  require(std::isfinite(gamma) && gamma > 0.0 && std::frexp(gamma, &e) == 0.5 && std::isfinite(1.0 / gamma),
-          "gamma must be a power of two (with a finite 1/gamma)");
+  require(std::isfinite(gamma) && std::frexp(gamma, &e) == 0.5 && gamma >= 0x1p-1021 && gamma <= 0x1p1021,
+          "gamma must be a power of two in 2^-1021 .. 2^1021 (as the loop's grids are)");
   require(limit >= 1 && static_cast<double>(limit) <= kMaxRowUnits, "limit must lie in 1 .. 2^26");
   SecureGrid g;
   g.gamma = gamma;

@@ -631,20 +631,24 @@ def secure_row_units(X, coef, gamma: float, limit: int, *, center=None, backend:
     coef_i != 0, k_i = rint(coef_i·[x_i − μ, 1]/γ) admitted only if Σ_j k_ij² <= L² = ``limit``² exactly, a failing
     row retried at coef_i·(1 − 2^-20) and then left out (:func:`dpsgd_epochs`, secure mode). The loop's rows
     always pass; here any ``limit`` (1 .. 2^26) and any ``coef`` can be given, so the test is reachable. γ must be a
-    power of two. X: dense float64 (m, d); center: d values or None."""
+    power of two in 2^-1021 .. 2^1021, where γ and 1/γ are normal and the scaling by them exact, as in the loop.
+    X: dense float64 (m, d); center: d values or None."""
     _check_backend(backend)
     X = np.ascontiguousarray(_float_matrix(X, "X"))
     m, d = X.shape
     coef = _float_vector(coef, m, "coef")
     center = _center_vector(center, d)
-    gamma, limit = float(gamma), int(limit)
-    if backend == "native":
-        return _native().secure_row_units(X, coef, gamma, limit, center)
-    _, e = math.frexp(gamma)
-    if not (math.isfinite(gamma) and gamma > 0 and math.ldexp(1.0, e - 1) == gamma and math.isfinite(1.0 / gamma)):
-        raise ValueError("gamma must be a power of two (with a finite 1/gamma)")
+    gamma = float(gamma)
+    if isinstance(limit, (bool, np.bool_)) or not isinstance(limit, (int, np.integer)):
+        raise TypeError(f"limit must be an integer, got {limit!r}")
+    limit = int(limit)
     if not 1 <= limit <= 2**26:
         raise ValueError("limit must lie in 1 .. 2^26")
+    _, e = math.frexp(gamma)
+    if not (2.0**-1021 <= gamma <= 2.0**1021 and math.ldexp(1.0, e - 1) == gamma):  # also refuses NaN
+        raise ValueError("gamma must be a power of two in 2^-1021 .. 2^1021 (as the loop's grids are)")
+    if backend == "native":
+        return _native().secure_row_units(X, coef, gamma, limit, center)
     V = np.empty((m, d + 1))
     V[:, :d] = X if center is None else X - center
     V[:, d] = 1.0
@@ -917,8 +921,6 @@ def discrete_laplace_noise(size: int, scale, *, random_state=None, backend: Back
     return _secure_draws("laplace", size, scale, random_state, backend)
 
 
-
-
 def poisson_rate_rational(sample_rate: float) -> tuple:
     """(t, s), 1 <= t, s <= 2^48, with λ = s/t <= −ln(1 − q): the secure sampler's selection probability
     p = 1 − e^{−λ} is then <= q = ``sample_rate``, so an accountant run at q covers it (Poisson-subsampled
@@ -958,6 +960,8 @@ def secure_poisson_slots(total: int, sample_rate: float, key: bytes, *, backend:
     total = int(total)
     if total < 0:
         raise ValueError("total must be >= 0")
+    if not 0.0 < float(sample_rate) <= 1.0:
+        raise ValueError(f"sample_rate must lie in (0, 1], got {sample_rate!r}")
     if float(sample_rate) == 1.0:
         return np.arange(total, dtype=np.int64)
     t, s = poisson_rate_rational(sample_rate)

@@ -55,7 +55,7 @@ constexpr std::uint64_t kSecureMaxRational = std::uint64_t(1) << 48;
 bool bernoulli_rational(ChaCha20Bits& rng, u128 num, u128 den);
 // Bernoulli(exp(−num/den)), den < 2^127 (CKS Algorithm 1).
 bool bernoulli_exp(ChaCha20Bits& rng, u128 num, u128 den);
-// Y >= 0 with P(Y >= k) = exp(−k·s/t), t, s >= 1 (the geometric of CKS Algorithm 2).
+// Y >= 0 with P(Y >= k) = exp(−k·s/t), 1 <= t, s (the geometric of CKS Algorithm 2; its callers keep t, s <= 2^48).
 u128 geometric_exp(ChaCha20Bits& rng, std::uint64_t t, std::uint64_t s);
 // Poisson sampling of the slots {0, ..., total − 1}: each is selected independently with probability
 // p = 1 − exp(−s/t) (1 <= t, s <= 2^48), drawn as gaps 1 + geometric_exp(t, s) between successive selected slots

@@ -125,8 +125,9 @@ def poisson_batches(
     probability q = ``sample_rate``.
 
     Drawn as one Bernoulli(q) process over the n_rows·n_steps (step, record) slots, by geometric gaps between
-    successive selected slots (gap = 1 + ⌊E/λ⌋, E ~ Exp(1), λ = −ln(1 − q), so P(gap > k) = (1 − q)^k) — exactly
-    Poisson sampling, in O(q·n·steps) draws. Returns ``(batch_rows,
+    successive selected slots (gap = 1 + ⌊E/λ⌋, E ~ Exp(1), λ = −ln(1 − q), so P(gap > k) = (1 − q)^k) — Poisson
+    sampling up to the floating-point exponential and λ (:func:`secure_poisson_batches` is exact), in O(q·n·steps)
+    draws. Returns ``(batch_rows,
     batch_offsets)``: batch t is ``batch_rows[batch_offsets[t]:batch_offsets[t+1]]`` (sorted). With ``rows``
     (an index array of length n_rows) the sample is taken from that subset and mapped through it.
     """
