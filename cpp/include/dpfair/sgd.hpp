@@ -95,7 +95,7 @@ void dpsgd_epochs(const MatrixView<T>& X, const SgdSteps& steps, const SgdConfig
 // The secure loop's integer row sum on its own (its admission test reachable from tests): Σ_i k_i over the rows
 // i < m of X (m × d, row-major) with coef_i != 0, k_i = rint(coef_i·[x_i − μ, 1]/γ) admitted only if ‖k_i‖² <= L²
 // exactly, a failing row retried at coef_i·(1 − 2^-20) and then left out. center: d values or nullptr; γ a power
-// of two, 1 <= L = limit <= 2^26.
+// of two in 2^-1021 .. 2^1021, 1 <= L = limit <= 2^26.
 std::vector<std::int64_t> secure_row_units(const double* X, std::ptrdiff_t m, std::ptrdiff_t d, const double* center,
                                            const double* coef, double gamma, std::int64_t limit);
 
